@@ -1,0 +1,61 @@
+//===- NNInterfaces.td - what an op knows about itself -----*- tablegen -*-===//
+//
+// Op interfaces through which passes ask an op for its gradient and its
+// lowering, so that this knowledge lives with the op (as a JAX primitive
+// carries its rules) instead of in switch statements inside passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_NN_INTERFACES
+#define AUTODIST_NN_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+def DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that can build its vector-Jacobian product. Reverse-mode autodiff
+    calls `buildVJP` with the gradient of each result (a null Value for a
+    result with no gradient) and receives the gradient of each operand (a
+    null Value for an operand that gets none, e.g. integer labels).
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Build the gradients of the operands from those of the results.",
+      "::mlir::LogicalResult", "buildVJP",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ArrayRef<::mlir::Value>":$resultGrads,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>
+  ];
+}
+
+def LowerToLinalgOpInterface : OpInterface<"LowerToLinalgOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that can rewrite itself into linalg/tensor/arith/math ops on
+    tensors. The builder's insertion point is just before the op; the
+    returned values replace the op's results.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Build the linalg form of this op and return its result values.",
+      "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>",
+      "lowerToLinalg", (ins "::mlir::OpBuilder &":$builder)>
+  ];
+}
+
+def OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An optimizer update of one parameter. Synchronization passes find the
+    gradient each parameter is updated with through this interface.
+  }];
+  let methods = [
+    InterfaceMethod<"The parameter being updated.", "::mlir::Value",
+                    "getUpdatedParam">,
+    InterfaceMethod<"The gradient operand (to synchronize).",
+                    "::mlir::OpOperand &", "getGradOperand">
+  ];
+}
+
+#endif // AUTODIST_NN_INTERFACES

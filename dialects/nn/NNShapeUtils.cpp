@@ -1,0 +1,185 @@
+//===- NNShapeUtils.cpp - shape helpers shared by nn ops ------------------===//
+
+#include "nn/NNShapeUtils.h"
+#include "nn/NNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+
+namespace autodist::nn {
+
+bool dimsCompatible(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
+    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
+    int64_t &o = out[rank - 1 - i];
+    if (l == 1)
+      o = r;
+    else if (r == 1)
+      o = l;
+    else if (ShapedType::isDynamic(l))
+      o = r;
+    else if (ShapedType::isDynamic(r) || l == r)
+      o = l;
+    else
+      return failure();
+  }
+  return out;
+}
+
+Value sumToShape(OpBuilder &b, Location loc, Value grad,
+                 RankedTensorType target) {
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  if (gradType.getShape() == target.getShape())
+    return grad;
+  int64_t extra = gradType.getRank() - target.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < gradType.getRank(); ++i) {
+    if (i < extra || (target.getDimSize(i - extra) == 1 &&
+                      gradType.getDimSize(i) != 1))
+      axes.push_back(i);
+  }
+  Value sum = grad;
+  if (!axes.empty())
+    sum = ReduceSumOp::create(b, loc, grad, b.getDenseI64ArrayAttr(axes),
+                              b.getBoolAttr(false));
+  if (cast<RankedTensorType>(sum.getType()).getShape() == target.getShape())
+    return sum;
+  // Only size-1 dims differ now; 0 copies the (possibly dynamic) dims.
+  SmallVector<int64_t> shape;
+  for (int64_t d : target.getShape())
+    shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return ReshapeOp::create(b, loc, sum, b.getDenseI64ArrayAttr(shape));
+}
+
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
+                ValueRange sources) {
+  SmallVector<Value> dynSizes;
+  int64_t rank = type.getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    Value size;
+    for (Value src : sources) {
+      auto st = cast<RankedTensorType>(src.getType());
+      int64_t j = i - (rank - st.getRank());
+      if (j >= 0 && st.isDynamicDim(j)) {
+        size = tensor::DimOp::create(b, loc, src, j);
+        break;
+      }
+    }
+    assert(size && "dynamic result dim with no dynamic source dim");
+    dynSizes.push_back(size);
+  }
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType(), dynSizes);
+}
+
+/// The indexing map reading `operand` (rank r) broadcast into an iteration
+/// space of rank R: aligned right, static size-1 dims read index 0.
+static AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType operand,
+                              RankedTensorType result) {
+  int64_t r = operand.getRank(), R = result.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t i = j + (R - r);
+    if (operand.getDimSize(j) == 1 && result.getDimSize(i) != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  }
+  return AffineMap::get(R, 0, exprs, ctx);
+}
+
+Value buildElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body, Value init) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        broadcastMap(ctx, cast<RankedTensorType>(in.getType()), resultType));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  if (!init)
+    init = emptyLike(b, loc, resultType, inputs);
+  SmallVector<utils::IteratorType> iters(resultType.getRank(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+Value f32Const(OpBuilder &b, Location loc, float v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+
+Value buildReduction(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+    float init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> outShape;
+  SmallVector<Value> dynSizes;
+  for (int64_t i = 0; i < inType.getRank(); ++i) {
+    if (llvm::is_contained(dims, i))
+      continue;
+    outShape.push_back(inType.getDimSize(i));
+    if (inType.isDynamicDim(i))
+      dynSizes.push_back(tensor::DimOp::create(b, loc, input, i));
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, outShape,
+                                        inType.getElementType(), dynSizes);
+  Value filled =
+      linalg::FillOp::create(b, loc, f32Const(b, loc, init), empty)
+          .getResult(0);
+  auto reduce = linalg::ReduceOp::create(
+      b, loc, ValueRange{input}, ValueRange{filled}, dims,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[0], args[1]));
+      });
+  return reduce.getResult(0);
+}
+
+FailureOr<Value> reshapeTensor(OpBuilder &b, Location loc, Value input,
+                               RankedTensorType resultType) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  if (inType == resultType)
+    return input;
+  if (inType.getRank() > resultType.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(inType.getShape(),
+                                                     resultType.getShape()))
+      return tensor::CollapseShapeOp::create(b, loc, resultType, input, *re)
+          .getResult();
+  } else if (inType.getRank() < resultType.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(resultType.getShape(),
+                                                     inType.getShape()))
+      return tensor::ExpandShapeOp::create(b, loc, resultType, input, *re)
+          .getResult();
+  }
+  if (!resultType.hasStaticShape())
+    return failure();
+  auto shapeType =
+      RankedTensorType::get({resultType.getRank()}, b.getI64Type());
+  Value shape = arith::ConstantOp::create(
+      b, loc, DenseIntElementsAttr::get(shapeType, resultType.getShape()));
+  return tensor::ReshapeOp::create(b, loc, resultType, input, shape)
+      .getResult();
+}
+
+} // namespace autodist::nn

@@ -1,0 +1,49 @@
+//===- Pipeline.h - the compile pipeline used by the tools ------*- C++ -*-===//
+#ifndef AUTODIST_DRIVER_PIPELINE_H
+#define AUTODIST_DRIVER_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <string>
+
+namespace autodist {
+
+/// What `autodist-compile` builds on top of the imported forward pass.
+struct TrainOptions {
+  std::string loss = "cross_entropy";
+  std::string optimizer = "sgd";
+  std::string label = "labels";
+  double lr = 0.01;
+  std::string strategy = "allreduce";
+  int64_t chunkSize = 128;
+};
+
+/// Registers every dialect and interface the tools and pipelines use.
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// The pass list (no op anchor) that builds and distributes @train_step.
+std::string trainingPipeline(const TrainOptions &options);
+
+/// The pass list (no op anchor) from nn/dist on tensors to the LLVM dialect.
+std::string loweringPipeline();
+
+/// Runs a pass list on `module`, printing progress to stderr
+/// when `verbose` is set.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,
+                                bool verbose);
+
+/// Translates an LLVM-dialect `module` to an object file at `path` for the
+/// host CPU, embedding `modelBytes` as `autodist_model_onnx` (docs/abi.md).
+mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
+                                   llvm::StringRef modelBytes,
+                                   llvm::StringRef path, std::string &error);
+
+/// Links `objectPath` with the runtime into the executable `outPath`.
+mlir::LogicalResult linkExecutable(llvm::StringRef objectPath,
+                                   llvm::StringRef outPath,
+                                   std::string &error);
+
+} // namespace autodist
+
+#endif // AUTODIST_DRIVER_PIPELINE_H

@@ -1,0 +1,36 @@
+//===- OnnxImporter.h - ONNX model to nn dialect ----------------*- C++ -*-===//
+#ifndef AUTODIST_IMPORT_ONNXIMPORTER_H
+#define AUTODIST_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace autodist {
+
+struct OnnxImportOptions {
+  /// Shapes given on the command line (`--input-shape=NAME:D0xD1...`), by
+  /// input name; they replace symbolic dims. A leading symbolic dim with no
+  /// shape given stays dynamic: it is the batch, chosen at run time.
+  llvm::StringMap<std::vector<int64_t>> inputShapes;
+};
+
+/// Parses `--input-shape` values (`NAME:D0xD1...`, comma-separated lists
+/// allowed) into `options`; returns an error message on bad syntax.
+std::string parseInputShapes(llvm::ArrayRef<std::string> specs,
+                             OnnxImportOptions &options);
+
+/// Imports a serialized ONNX ModelProto into a module holding
+/// `func.func @forward`. `bufferName` names the model in diagnostics.
+/// Returns null after emitting a diagnostic on malformed or unsupported
+/// input.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxModel(mlir::MLIRContext *context, llvm::StringRef bytes,
+                llvm::StringRef bufferName, const OnnxImportOptions &options);
+
+} // namespace autodist
+
+#endif // AUTODIST_IMPORT_ONNXIMPORTER_H

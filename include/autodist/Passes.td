@@ -1,0 +1,137 @@
+//===- Passes.td - AutoDist-MLIR passes --------------------*- tablegen -*-===//
+
+#ifndef AUTODIST_PASSES
+#define AUTODIST_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
+  let summary = "Build @train_step from @forward: loss, autodiff, optimizer";
+  let description = [{
+    Clones `@forward`, appends the loss on its first result, differentiates
+    the loss with respect to every parameter (arguments tagged `nn.param`)
+    by reverse-mode autodiff through each op's `DifferentiableOpInterface`,
+    and applies the optimizer:
+
+    ```mlir
+    func.func @train_step(%w: tensor<10x64xf32> {nn.param = "w"}, ...,
+                          %x: tensor<?x64xf32> {nn.input = "x"},
+                          %labels: tensor<?xi64> {nn.label = "labels"},
+                          %lr: tensor<f32> {nn.lr})
+        -> (tensor<f32> {nn.loss}, tensor<10x64xf32> {nn.param_out = "w"}, ...)
+    ```
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", "\"cross_entropy\"",
+           "loss on the first output (cross_entropy)">,
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
+           "optimizer (sgd)">,
+    Option<"lr", "lr", "double", "0.01", "default learning rate">,
+    Option<"label", "label", "std::string", "\"labels\"",
+           "name of the labels input">
+  ];
+  let dependentDialects = ["autodist::nn::NNDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Strategy and distribution
+//===----------------------------------------------------------------------===//
+
+def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
+  let summary = "Attach a #dist.strategy made by a named strategy builder";
+  let description = [{
+    Runs a strategy builder over the parameters of `@train_step` and
+    attaches the result as the module attribute `dist.strategy`.
+    `allreduce` (AutoDist's AllReduce builder) gives every parameter an
+    all-reduce synchronizer with `group = index / chunk-size`.
+  }];
+  let options = [
+    Option<"builder", "builder", "std::string", "\"allreduce\"",
+           "strategy builder (allreduce)">,
+    Option<"chunkSize", "chunk-size", "int64_t", "128",
+           "parameters per all-reduce group (bucket)">
+  ];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
+def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
+  let summary = "Insert the communication the strategy asks for";
+  let description = [{
+    For every optimizer update in `@train_step`, synchronizes its gradient
+    as the parameter's node config says. All-reduce gradients of one group
+    become one bucketed `dist.all_reduce mean`; the loss (result tagged
+    `nn.loss`) joins the first bucket so that every rank returns the mean
+    loss over the global batch.
+  }];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
+def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
+  let summary = "Record the runtime manifest and mark the exported entry points";
+  let description = [{
+    Writes the JSON manifest the runtime reads (parameters, inputs, outputs,
+    training settings, strategy; see docs/abi.md) into the module attribute
+    `autodist.manifest`, and marks `@forward` / `@train_step` with
+    `llvm.emit_c_interface`.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower nn ops to linalg/tensor/arith/math on tensors";
+  let description = [{
+    Asks every op for its lowering through `LowerToLinalgOpInterface`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
+def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower dist collectives to calls into the runtime's C ABI";
+  let description = [{
+    A bucket `dist.all_reduce` becomes: flatten and concatenate its operands,
+    one in-place call to `autodist_rt_allreduce_f32` on the bucket's buffer,
+    and slices back to the operand shapes.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
+  let summary = "Replace f32 linalg.matmul on memrefs by sgemm calls";
+  let description = [{
+    After bufferization, every f32 `linalg.matmul` (transposes in its
+    indexing maps included) becomes a call to the runtime's
+    `autodist_rt_sgemm` (OpenBLAS) computing `C += op(A) * op(B)`.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def EmitRuntimeABI : Pass<"autodist-emit-abi", "mlir::ModuleOp"> {
+  let summary = "Emit the packed entry points and the manifest global";
+  let description = [{
+    Runs on the LLVM dialect. For each exported function `f` with a C
+    interface, adds `autodist_f(ptr %args)` that loads the descriptor
+    pointers from the array `%args` and calls `_mlir_ciface_f`; turns the
+    `autodist.manifest` module attribute into the NUL-terminated global
+    `autodist_manifest` (docs/abi.md).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // AUTODIST_PASSES

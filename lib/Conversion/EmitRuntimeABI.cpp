@@ -1,0 +1,90 @@
+//===- EmitRuntimeABI.cpp - packed entry points and the manifest ----------===//
+//
+// The runtime calls every entry point the same way, `autodist_<f>(void
+// **args)`, whatever the model's arity (docs/abi.md). This pass writes those
+// wrappers around the `_mlir_ciface_<f>` functions and the manifest global.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace autodist {
+#define GEN_PASS_DEF_EMITRUNTIMEABI
+#include "autodist/Passes.h.inc"
+} // namespace autodist
+
+using namespace mlir;
+using namespace autodist;
+
+namespace {
+
+constexpr StringLiteral kEntryPoints[] = {"forward", "train_step"};
+
+/// Emits `autodist_<name>(ptr args)` calling `ciface` with the descriptor
+/// pointers `args[0..n)`.
+LogicalResult emitPackedWrapper(OpBuilder &b, LLVM::LLVMFuncOp ciface,
+                                StringRef name) {
+  Location loc = ciface.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  for (Type t : ciface.getFunctionType().getParams())
+    if (t != ptr)
+      return ciface.emitOpError("entry point argument of type ")
+             << t << " is not a memref descriptor pointer";
+  auto fnType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto wrapper =
+      LLVM::LLVMFuncOp::create(b, loc, ("autodist_" + name).str(), fnType);
+  Block *entry = wrapper.addEntryBlock(b);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value args = entry->getArgument(0);
+  SmallVector<Value> descriptors;
+  for (unsigned i = 0; i < ciface.getNumArguments(); ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    descriptors.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+  }
+  LLVM::CallOp::create(b, loc, ciface, descriptors);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
+/// A NUL-terminated external constant string global.
+void emitStringGlobal(OpBuilder &b, Location loc, StringRef name,
+                      StringRef text) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                         LLVM::Linkage::External, name,
+                         b.getStringAttr(bytes));
+}
+
+struct EmitRuntimeABIPass
+    : public autodist::impl::EmitRuntimeABIBase<EmitRuntimeABIPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto manifest = module->getAttrOfType<StringAttr>("autodist.manifest");
+    if (!manifest) {
+      module.emitError("no autodist.manifest (run autodist-export-manifest "
+                       "before lowering)");
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    for (StringRef name : kEntryPoints) {
+      auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(
+          ("_mlir_ciface_" + name).str());
+      if (!ciface)
+        continue;
+      if (failed(emitPackedWrapper(b, ciface, name)))
+        return signalPassFailure();
+    }
+    emitStringGlobal(b, module.getLoc(), "autodist_manifest",
+                     manifest.getValue());
+  }
+};
+
+} // namespace

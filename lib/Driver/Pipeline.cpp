@@ -1,0 +1,86 @@
+//===- Pipeline.cpp - the compile pipelines -------------------------------===//
+
+#include "autodist/Driver/Pipeline.h"
+#include "autodist/Passes.h"
+#include "dist/DistOps.h"
+#include "nn/NNOps.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace autodist {
+
+void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<nn::NNDialect, dist::DistDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+std::string trainingPipeline(const TrainOptions &o) {
+  return llvm::formatv(
+      "autodist-build-train-step{{loss={0} optimizer={1} lr={2} label={3}},"
+      "dist-strategy{{builder={4} chunk-size={5}},dist-synchronize",
+      o.loss, o.optimizer, o.lr, o.label, o.strategy, o.chunkSize);
+}
+
+std::string loweringPipeline() {
+  return "autodist-export-manifest,"
+         "convert-nn-to-linalg,"
+         "convert-dist-to-runtime,"
+         "canonicalize,cse,"
+         "linalg-fuse-elementwise-ops,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params,"
+         "convert-linalg-to-blas,"
+         "buffer-deallocation-pipeline,"
+         "convert-linalg-to-loops,"
+         "canonicalize,cse,"
+         "expand-strided-metadata,lower-affine,"
+         "finalize-memref-to-llvm,"
+         "convert-scf-to-cf,"
+         "convert-to-llvm,"
+         "reconcile-unrealized-casts,"
+         "autodist-emit-abi";
+}
+
+LogicalResult runPipeline(ModuleOp module, StringRef pipeline, bool verbose) {
+  PassManager pm(module.getContext());
+  std::string errors;
+  llvm::raw_string_ostream errStream(errors);
+  if (failed(parsePassPipeline(pipeline, pm, errStream))) {
+    module.emitError("invalid pass pipeline: ") << errors;
+    return failure();
+  }
+  if (verbose)
+    llvm::errs() << "autodist: running " << pipeline << "\n";
+  return pm.run(module);
+}
+
+void registerAllPassesAndPipelines() {
+  static bool once = [] {
+    mlir::registerAllPasses();
+    registerAutodistPasses();
+    PassPipelineRegistration<>(
+        "autodist-lower-to-llvm",
+        "Lower nn/dist on tensors to the LLVM dialect with the runtime ABI",
+        [](OpPassManager &pm) {
+          if (failed(parsePassPipeline(loweringPipeline(), pm)))
+            llvm::report_fatal_error("invalid built-in lowering pipeline");
+        });
+    return true;
+  }();
+  (void)once;
+}
+
+} // namespace autodist

@@ -1,0 +1,118 @@
+//===- ExportManifest.cpp - the runtime manifest --------------------------===//
+//
+// Describes the compiled program to the runtime (docs/abi.md): parameters,
+// inputs, outputs, training settings and strategy, as JSON in the module
+// attribute `autodist.manifest`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/Passes.h"
+#include "dist/DistOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Support/JSON.h"
+
+#include <set>
+
+namespace autodist {
+#define GEN_PASS_DEF_EXPORTMANIFEST
+#include "autodist/Passes.h.inc"
+} // namespace autodist
+
+using namespace mlir;
+using namespace autodist;
+namespace json = llvm::json;
+
+namespace {
+
+/// `{"name", "shape", "dtype"}` of a tensor; -1 marks a dynamic dim.
+json::Object tensorEntry(StringRef name, Type type) {
+  auto t = cast<RankedTensorType>(type);
+  json::Array shape;
+  for (int64_t d : t.getShape())
+    shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  std::string dtype = t.getElementType().isF32()       ? "f32"
+                      : t.getElementType().isInteger(64) ? "i64"
+                                                         : "unsupported";
+  return json::Object{{"name", name}, {"shape", std::move(shape)},
+                      {"dtype", dtype}};
+}
+
+/// Entries of the arguments of `func` tagged `tag`, in order.
+json::Array argEntries(func::FuncOp func, StringRef tag) {
+  json::Array out;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto n = func.getArgAttrOfType<StringAttr>(i, tag))
+      out.push_back(tensorEntry(n.getValue(), func.getArgument(i).getType()));
+  return out;
+}
+
+json::Value trainEntry(ModuleOp module, func::FuncOp step) {
+  auto train = module->getAttrOfType<DictionaryAttr>("autodist.train");
+  if (!step || !train)
+    return nullptr;
+  json::Object obj;
+  for (NamedAttribute a : train) {
+    if (auto s = dyn_cast<StringAttr>(a.getValue()))
+      obj[a.getName().getValue()] = s.getValue();
+    else if (auto f = dyn_cast<FloatAttr>(a.getValue()))
+      obj[a.getName().getValue()] = f.getValueAsDouble();
+  }
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (auto n = step.getArgAttrOfType<StringAttr>(i, "nn.label"))
+      obj["labels"] = tensorEntry(n.getValue(), step.getArgument(i).getType());
+  return obj;
+}
+
+json::Value strategyEntry(ModuleOp module) {
+  auto s = module->getAttrOfType<dist::StrategyAttr>("dist.strategy");
+  if (!s)
+    return nullptr;
+  std::set<int64_t> groups;
+  for (Attribute n : s.getNodes())
+    groups.insert(cast<dist::AllReduceSynchronizerAttr>(
+                      cast<dist::NodeConfigAttr>(n).getSynchronizer())
+                      .getGroup());
+  return json::Object{{"builder", s.getBuilder()},
+                      {"buckets", static_cast<int64_t>(groups.size())}};
+}
+
+struct ExportManifestPass
+    : public autodist::impl::ExportManifestBase<ExportManifestPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward) {
+      module.emitError("no @forward function to export");
+      return signalPassFailure();
+    }
+    auto step = module.lookupSymbol<func::FuncOp>("train_step");
+    json::Array outputs;
+    for (unsigned i = 0; i < forward.getNumResults(); ++i) {
+      auto n = forward.getResultAttrOfType<StringAttr>(i, "nn.output");
+      outputs.push_back(tensorEntry(n ? n.getValue() : "output",
+                                    forward.getResultTypes()[i]));
+    }
+    auto source = module->getAttrOfType<StringAttr>("autodist.source");
+    json::Object manifest{
+        {"version", 1},
+        {"model", source ? source.getValue() : ""},
+        {"params", argEntries(forward, "nn.param")},
+        {"inputs", argEntries(forward, "nn.input")},
+        {"outputs", std::move(outputs)},
+        {"train", trainEntry(module, step)},
+        {"strategy", strategyEntry(module)},
+    };
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << json::Value(std::move(manifest));
+    module->setAttr("autodist.manifest", StringAttr::get(&getContext(), text));
+    UnitAttr unit = UnitAttr::get(&getContext());
+    forward->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+    if (step)
+      step->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+  }
+};
+
+} // namespace

@@ -1,0 +1,210 @@
+//===- autodist-compile.cpp - ONNX model to a training executable ---------===//
+//
+// import → train-step (autodiff, loss, optimizer) → strategy →
+// synchronization → lowering → object file → link with the runtime.
+// Errors are one line each; no output file is left behind on failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/Driver/Pipeline.h"
+#include "autodist/Import/OnnxImporter.h"
+#include "autodist/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("autodist-compile options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                               cl::Required, cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::Required,
+                                cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> train("train", cl::desc("Build a training executable"),
+                    cl::cat(category));
+cl::opt<std::string> loss("loss", cl::desc("Loss on the first output: cross_entropy"),
+                          cl::init("cross_entropy"), cl::cat(category));
+cl::opt<std::string> label("label", cl::desc("Name of the labels array"),
+                           cl::init("labels"), cl::cat(category));
+cl::opt<std::string> optimizer("optimizer", cl::desc("Optimizer: sgd"),
+                               cl::init("sgd"), cl::cat(category));
+cl::opt<double> lr("lr", cl::desc("Default learning rate (the runtime's --lr overrides it)"),
+                   cl::init(0.01), cl::cat(category));
+cl::opt<std::string> strategy("strategy", cl::desc("Strategy builder: allreduce"),
+                              cl::init("allreduce"), cl::cat(category));
+cl::opt<int64_t> chunkSize("chunk-size",
+                           cl::desc("Parameters per all-reduce bucket"),
+                           cl::init(128), cl::cat(category));
+cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"),
+                            cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Input shape NAME:D0xD1... (a leading symbolic dim left out "
+             "stays dynamic: the per-rank batch)"),
+    cl::cat(category));
+enum class Emit { MLIR, LLVM, Obj, Exe };
+cl::opt<Emit> emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
+                   cl::values(clEnumValN(Emit::MLIR, "mlir",
+                                         "MLIR after training and distribution"),
+                              clEnumValN(Emit::LLVM, "llvm", "LLVM IR"),
+                              clEnumValN(Emit::Obj, "obj", "object file"),
+                              clEnumValN(Emit::Exe, "exe", "executable")),
+                   cl::cat(category));
+cl::opt<bool> quiet("quiet", cl::desc("No progress output"), cl::cat(category));
+
+/// Prints diagnostics as one line each: `error: <file>: <message>`.
+void printDiagnostic(Diagnostic &diag) {
+  const char *kind = diag.getSeverity() == DiagnosticSeverity::Error ? "error"
+                     : diag.getSeverity() == DiagnosticSeverity::Warning
+                         ? "warning"
+                         : "note";
+  std::string where;
+  if (auto fl = diag.getLocation()->findInstanceOf<FileLineColLoc>())
+    where = fl.getFilename().str() + ": ";
+  std::string msg = diag.str();
+  std::replace(msg.begin(), msg.end(), '\n', ' ');
+  llvm::errs() << "autodist-compile: " << kind << ": " << where << msg << "\n";
+}
+
+void progress(const llvm::Twine &msg) {
+  if (!quiet)
+    llvm::errs() << "autodist-compile: " << msg << "\n";
+}
+
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "autodist-compile: error: " << msg << "\n";
+  return 1;
+}
+
+/// Writes `write`'s output to `path` atomically: a temporary file next to
+/// it, renamed on success, removed on failure.
+int writeAtomically(
+    llvm::StringRef path,
+    llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &err)>
+        write) {
+  llvm::SmallString<256> tmp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%", tmp))
+    return fail("cannot create '" + path + "': " + ec.message());
+  std::string err;
+  if (failed(write(tmp, err))) {
+    llvm::sys::fs::remove(tmp);
+    return err.empty() ? 1 : fail(err);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return fail("cannot write '" + path + "': " + ec.message());
+  }
+  return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  std::string clErrors;
+  llvm::raw_string_ostream clErrStream(clErrors);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "AutoDist-MLIR: compile an ONNX model into "
+                                   "a distributed training executable\n",
+                                   &clErrStream)) {
+    llvm::StringRef first = llvm::StringRef(clErrors).split('\n').first;
+    llvm::errs() << first.trim() << "\n";
+    return 2;
+  }
+  if (target != "cpu")
+    return fail("--target=" + target + " is not supported yet (supported: cpu)");
+
+  autodist::OnnxImportOptions importOptions;
+  std::string shapeError = autodist::parseInputShapes(inputShapes, importOptions);
+  if (!shapeError.empty())
+    return fail(shapeError);
+
+  auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
+  if (!buffer)
+    return fail("cannot read '" + inputFile + "': " + buffer.getError().message());
+
+  autodist::registerAllPassesAndPipelines();
+  DialectRegistry registry;
+  autodist::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.getDiagEngine().registerHandler(printDiagnostic);
+
+  progress("importing " + inputFile);
+  OwningOpRef<ModuleOp> module = autodist::importOnnxModel(
+      &context, (*buffer)->getBuffer(), inputFile, importOptions);
+  if (!module)
+    return 1;
+  if (train) {
+    autodist::TrainOptions o;
+    o.loss = loss;
+    o.optimizer = optimizer;
+    o.label = label;
+    o.lr = lr;
+    o.strategy = strategy;
+    o.chunkSize = chunkSize;
+    progress("building the training step (" + loss + ", " + optimizer +
+             ") and the '" + strategy + "' strategy");
+    if (failed(autodist::runPipeline(*module, autodist::trainingPipeline(o),
+                                     false)))
+      return 1;
+  }
+  if (emit == Emit::MLIR)
+    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec);
+      if (ec) {
+        err = ec.message();
+        return failure();
+      }
+      module->print(os);
+      return success();
+    });
+
+  progress("lowering to LLVM");
+  if (failed(autodist::runPipeline(*module, autodist::loweringPipeline(), false)))
+    return 1;
+  if (emit == Emit::LLVM)
+    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+      llvm::LLVMContext llvmContext;
+      auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec);
+      if (!llvmModule || ec) {
+        err = llvmModule ? ec.message() : "translation to LLVM IR failed";
+        return failure();
+      }
+      llvmModule->print(os, nullptr);
+      return success();
+    });
+
+  llvm::StringRef modelBytes = (*buffer)->getBuffer();
+  if (emit == Emit::Obj) {
+    progress("emitting " + outputFile);
+    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+      return autodist::emitObjectFile(*module, modelBytes, tmp, err);
+    });
+  }
+  progress("emitting the object file and linking " + outputFile);
+  return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+    std::string obj = (tmp + ".o").str();
+    LogicalResult r = autodist::emitObjectFile(*module, modelBytes, obj, err);
+    if (succeeded(r))
+      r = autodist::linkExecutable(obj, tmp, err);
+    llvm::sys::fs::remove(obj);
+    return r;
+  });
+}
