@@ -129,7 +129,7 @@ def EmitRuntimeABI : Pass<"autodist-emit-abi", "mlir::ModuleOp"> {
     interface, adds `autodist_f(ptr %args)` that loads the descriptor
     pointers from the array `%args` and calls `_mlir_ciface_f`; turns the
     `autodist.manifest` module attribute into the NUL-terminated global
-    `autodist_manifest` (docs/abi.md).
+    `autodist_manifest` (docs/abi.md); drops the `nn.*` argument tags.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

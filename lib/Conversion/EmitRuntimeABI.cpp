@@ -63,6 +63,23 @@ void emitStringGlobal(OpBuilder &b, Location loc, StringRef name,
                          b.getStringAttr(bytes));
 }
 
+/// Drops the `nn.*` argument and result tags, which LLVM IR has no use for.
+void stripTags(LLVM::LLVMFuncOp func) {
+  auto strip = [](DictionaryAttr dict) -> DictionaryAttr {
+    if (!dict)
+      return dict;
+    SmallVector<NamedAttribute> kept;
+    for (NamedAttribute a : dict)
+      if (!a.getName().getValue().starts_with("nn."))
+        kept.push_back(a);
+    return DictionaryAttr::get(dict.getContext(), kept);
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    func.setArgAttrs(i, strip(func.getArgAttrDict(i)));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.setResultAttrs(i, strip(func.getResultAttrDict(i)));
+}
+
 struct EmitRuntimeABIPass
     : public autodist::impl::EmitRuntimeABIBase<EmitRuntimeABIPass> {
   void runOnOperation() override {
@@ -73,6 +90,7 @@ struct EmitRuntimeABIPass
                        "before lowering)");
       return signalPassFailure();
     }
+    module.walk(stripTags);
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     for (StringRef name : kEntryPoints) {
       auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(

@@ -57,7 +57,7 @@ struct ApplyStrategyPass
     }
     if (chunkSize < 1) {
       module.emitError("dist-strategy chunk-size must be >= 1, got ")
-          << chunkSize;
+          << static_cast<int64_t>(chunkSize);
       return signalPassFailure();
     }
     if (builder != "allreduce") {
