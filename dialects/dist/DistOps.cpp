@@ -18,8 +18,8 @@ LogicalResult AllReduceOp::inferReturnTypes(
 LogicalResult AllReduceOp::verify() {
   if (getInputs().empty())
     return emitOpError("needs at least one tensor to reduce");
-  if (getGroup() < 0)
-    return emitOpError("group must be >= 0, got ") << getGroup();
+  if (getGroupAttr().getInt() < 0)
+    return emitOpError("group must be >= 0, got ") << getGroupAttr().getInt();
   return success();
 }
 

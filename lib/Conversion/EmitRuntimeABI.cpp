@@ -97,6 +97,14 @@ struct EmitRuntimeABIPass
           ("_mlir_ciface_" + name).str());
       if (!ciface)
         continue;
+      // A function with results gets a leading result pointer in its C
+      // interface, which the packed calling convention has no slot for.
+      auto impl = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (impl && !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
+        impl.emitOpError("entry point still returns values (results must be "
+                         "out-params: buffer-results-to-out-params)");
+        return signalPassFailure();
+      }
       if (failed(emitPackedWrapper(b, ciface, name)))
         return signalPassFailure();
     }

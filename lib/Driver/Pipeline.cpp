@@ -41,7 +41,7 @@ std::string loweringPipeline() {
          "linalg-fuse-elementwise-ops,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-results-to-out-params,"
+         "buffer-results-to-out-params{modify-public-functions},"
          "convert-linalg-to-blas,"
          "buffer-deallocation-pipeline,"
          "convert-linalg-to-loops,"

@@ -12,3 +12,16 @@ module attributes {autodist.manifest = "{}"} {
     llvm.return
   }
 }
+
+// -----
+
+module attributes {autodist.manifest = "{}"} {
+  // expected-error@+1 {{entry point still returns values (results must be out-params: buffer-results-to-out-params)}}
+  llvm.func @forward(%a: !llvm.ptr) -> i32 {
+    %0 = llvm.mlir.constant(0 : i32) : i32
+    llvm.return %0 : i32
+  }
+  llvm.func @_mlir_ciface_forward(%a: !llvm.ptr) {
+    llvm.return
+  }
+}

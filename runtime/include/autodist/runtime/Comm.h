@@ -1,0 +1,41 @@
+//===- Comm.h - The MPI process group ---------------------------*- C++ -*-===//
+//
+// All ranks of MPI_COMM_WORLD. The executable runs under `mpirun -np N` or as
+// a plain process (an MPI singleton, a group of one).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_COMM_H
+#define AUTODIST_RUNTIME_COMM_H
+
+#include <cstdint>
+
+namespace autodist::rt {
+
+/// Reduction of the ABI's all-reduce (`op` argument): 0 = sum, 1 = mean.
+enum class ReduceOp : int32_t { Sum = 0, Mean = 1 };
+
+namespace comm {
+
+/// Initializes MPI once; later calls (and calls after finalize) do nothing.
+void init(int *argc, char ***argv);
+/// Finalizes MPI if this process initialized it.
+void finalize();
+int rank();
+int size();
+/// Number of ranks on this node (for sizing thread pools).
+int localSize();
+
+/// In-place all-reduce of `n` contiguous floats.
+void allreduce(float *data, int64_t n, ReduceOp op);
+/// Integer all-reduce (max / min), used to agree on errors.
+int allreduceMax(int value);
+int allreduceMin(int value);
+
+/// Kills every rank with `code`; for failures one rank cannot report alone.
+[[noreturn]] void abort(int code);
+
+} // namespace comm
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_COMM_H

@@ -1,0 +1,52 @@
+//===- Manifest.h - The compiled model's manifest ---------------*- C++ -*-===//
+//
+// The JSON manifest (`autodist_manifest`, docs/abi.md) describes the entry
+// points' arguments: parameters, inputs, outputs and the training setup.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_MANIFEST_H
+#define AUTODIST_RUNTIME_MANIFEST_H
+
+#include "autodist/runtime/Tensor.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autodist::rt {
+
+/// One argument: a name, a shape where -1 is the dynamic batch, a dtype.
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+
+  /// The shape with every -1 replaced by `batch`.
+  std::vector<int64_t> withBatch(int64_t batch) const;
+  /// Whether the leading dimension is the dynamic batch.
+  bool isBatched() const { return !shape.empty() && shape[0] == -1; }
+};
+
+struct TrainSpec {
+  std::string loss, optimizer;
+  double lr = 0;
+  TensorSpec labels;
+};
+
+struct Manifest {
+  int version = 0;
+  std::string model;
+  std::vector<TensorSpec> params, inputs, outputs;
+  std::optional<TrainSpec> train; // absent for inference-only builds
+  std::string strategy;
+
+  /// Parses and checks the manifest; throws Error on malformed input.
+  static Manifest parse(std::string_view json);
+};
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_MANIFEST_H

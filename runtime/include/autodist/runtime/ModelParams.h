@@ -1,0 +1,40 @@
+//===- ModelParams.h - Parameters in the embedded ONNX model ----*- C++ -*-===//
+//
+// The compiled object embeds the input ONNX model. Its float initializers are
+// the trainable parameters: their initial values come from it, and --save
+// writes the model back with the trained values in their place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_MODELPARAMS_H
+#define AUTODIST_RUNTIME_MODELPARAMS_H
+
+#include "autodist/runtime/Manifest.h"
+#include "autodist/runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace autodist::rt {
+
+/// The serialized ModelProto (`autodist_model_onnx`, `..._size`).
+struct OnnxBytes {
+  const unsigned char *data;
+  int64_t size;
+};
+
+/// Reads the initial value of every parameter in `specs`, checking that the
+/// initializer exists, is float and has the manifest's shape.
+std::vector<Tensor> loadInitialParams(OnnxBytes model,
+                                      const std::vector<TensorSpec> &specs);
+
+/// Writes `model` to `path` (atomically) with the data of the initializers
+/// named in `specs` replaced by `values` (as raw_data).
+void saveModelWithParams(OnnxBytes model, const std::vector<TensorSpec> &specs,
+                         const std::vector<Tensor> &values,
+                         const std::string &path);
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_MODELPARAMS_H

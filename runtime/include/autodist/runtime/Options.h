@@ -1,0 +1,31 @@
+//===- Options.h - The trainer's command line -------------------*- C++ -*-===//
+
+#ifndef AUTODIST_RUNTIME_OPTIONS_H
+#define AUTODIST_RUNTIME_OPTIONS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace autodist::rt {
+
+struct Options {
+  std::string data;      // --data: training .npz (needed when steps > 0)
+  int64_t steps = -1;    // --steps (required)
+  int64_t batchSize = 0; // --batch-size, per rank (required)
+  std::optional<double> lr;
+  std::string log, save, eval, predict;
+  bool help = false;
+};
+
+/// Parses `--flag=value` / `--flag value` arguments; throws Error with
+/// ExitUsage on unknown flags, malformed values and missing required flags.
+/// With --help the other flags are not checked.
+Options parseOptions(int argc, char **argv);
+
+/// The --help text.
+std::string helpText(const char *program);
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_OPTIONS_H

@@ -1,0 +1,29 @@
+//===- Sgemm.h - Single-precision matrix multiply ---------------*- C++ -*-===//
+//
+// C = alpha * op(A) * op(B) + beta * C on strided 2-D memrefs, the kernel
+// behind `_mlir_ciface_autodist_rt_sgemm`. Operands whose inner stride is 1
+// (and whose row stride is a valid leading dimension) go to OpenBLAS; anything
+// else takes a plain loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_SGEMM_H
+#define AUTODIST_RUNTIME_SGEMM_H
+
+#include "autodist/runtime/Memref.h"
+
+namespace autodist::rt {
+
+using Matrix = StridedMemref<float, 2>;
+
+/// Throws std::invalid_argument if the shapes do not line up.
+void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
+           bool transB, float alpha, float beta);
+
+/// Gives each of the `ranksOnNode` processes of a node its share of the cores
+/// for BLAS threads, unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS is set.
+void configureBlasThreads(int ranksOnNode);
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_SGEMM_H

@@ -1,0 +1,65 @@
+//===- Tensor.h - Host tensors ----------------------------------*- C++ -*-===//
+//
+// A dense, contiguous, row-major host buffer with a dtype and a shape. Every
+// buffer the runtime hands to compiled code is one of these (or a slice of
+// consecutive rows of one), which is what makes the identity-layout memref
+// descriptors of docs/abi.md valid.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_TENSOR_H
+#define AUTODIST_RUNTIME_TENSOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace autodist::rt {
+
+/// The element types of the ABI (manifest `dtype`).
+enum class DType { F32, I64 };
+
+size_t dtypeSize(DType dtype);
+
+/// Product of the dimensions (1 for rank 0).
+int64_t numElements(const std::vector<int64_t> &shape);
+/// "[2, 3]".
+std::string shapeString(const std::vector<int64_t> &shape);
+
+class Tensor {
+public:
+  /// Zero-initialised, 64-byte aligned storage.
+  Tensor(DType dtype, std::vector<int64_t> shape);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numElements() const { return rt::numElements(shape_); }
+  size_t byteSize() const { return numElements() * dtypeSize(dtype_); }
+  /// Elements per leading-dimension row (a "sample"): product of shape[1:].
+  int64_t rowElements() const;
+
+  void *data() { return storage_.get(); }
+  const void *data() const { return storage_.get(); }
+  template <typename T> T *data() { return static_cast<T *>(data()); }
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(data());
+  }
+  /// Address of row `row` (sample `row` along the leading dimension).
+  void *rowData(int64_t row);
+  const void *rowData(int64_t row) const;
+
+private:
+  struct Free {
+    void operator()(std::byte *p) const;
+  };
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  std::unique_ptr<std::byte[], Free> storage_;
+};
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_TENSOR_H

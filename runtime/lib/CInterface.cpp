@@ -1,0 +1,56 @@
+//===- CInterface.cpp - Functions compiled code calls ---------------------===//
+//
+// The `_mlir_ciface_` entry points of docs/abi.md. MLIR passes memrefs to
+// them by pointer to the descriptor (llvm.emit_c_interface).
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Memref.h"
+#include "autodist/runtime/Sgemm.h"
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+using namespace autodist::rt;
+
+namespace {
+/// Compiled code cannot handle errors; a bad call is a compiler bug.
+[[noreturn]] void fatal(const char *what) {
+  std::fprintf(stderr, "error: internal: %s\n", what);
+  comm::abort(1);
+}
+} // namespace
+
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
+                                       int32_t op) {
+  if (op != 0 && op != 1)
+    fatal("autodist_rt_allreduce_f32: op must be 0 (sum) or 1 (mean)");
+  auto reduceOp = static_cast<ReduceOp>(op);
+  float *data = buf->aligned + buf->offset;
+  int64_t n = buf->sizes[0], stride = buf->strides[0];
+  if (stride == 1 || n <= 1) {
+    comm::allreduce(data, n, reduceOp);
+    return;
+  }
+  std::vector<float> packed(n); // strided view: reduce a packed copy
+  for (int64_t i = 0; i < n; ++i)
+    packed[i] = data[i * stride];
+  comm::allreduce(packed.data(), n, reduceOp);
+  for (int64_t i = 0; i < n; ++i)
+    data[i * stride] = packed[i];
+}
+
+extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
+                                               StridedMemref<float, 2> *b,
+                                               StridedMemref<float, 2> *c,
+                                               int32_t transA, int32_t transB,
+                                               float alpha, float beta) {
+  try {
+    sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
+  } catch (const std::exception &e) {
+    fatal(e.what());
+  }
+}

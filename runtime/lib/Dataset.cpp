@@ -1,0 +1,44 @@
+//===- Dataset.cpp - Samples from a .npz file -----------------------------===//
+
+#include "autodist/runtime/Dataset.h"
+#include "autodist/runtime/Error.h"
+#include "autodist/runtime/Npz.h"
+
+namespace autodist::rt {
+
+Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
+                 const TensorSpec *labels, bool labelsRequired)
+    : path_(path) {
+  NpzFile npz(path);
+  auto load = [&](const TensorSpec &spec) {
+    Tensor t = npz.read(spec.name, spec.dtype);
+    std::string what =
+        "array " + inQuotes(spec.name) + " in data file " + inQuotes(path);
+    // Everything but the leading (sample) dimension must match exactly.
+    std::vector<int64_t> want(spec.shape.begin() + 1, spec.shape.end());
+    std::vector<int64_t> have;
+    if (t.rank() > 0)
+      have.assign(t.shape().begin() + 1, t.shape().end());
+    if (t.rank() != static_cast<int64_t>(spec.shape.size()) || have != want) {
+      std::vector<int64_t> expected = spec.shape;
+      expected[0] = -1;
+      throw Error(what + " has shape " + shapeString(t.shape()) +
+                  ", expected " + shapeString(expected) +
+                  " (-1: any number of samples)");
+    }
+    if (numSamples_ >= 0 && t.shape()[0] != numSamples_)
+      throw Error(what + " has " + std::to_string(t.shape()[0]) +
+                  " samples, but the arrays before it have " +
+                  std::to_string(numSamples_));
+    numSamples_ = t.shape()[0];
+    return t;
+  };
+  for (const TensorSpec &in : inputs)
+    inputs_.push_back(load(in));
+  if (labels && (labelsRequired || npz.has(labels->name)))
+    labels_ = load(*labels);
+  if (numSamples_ < 0)
+    numSamples_ = 0;
+}
+
+} // namespace autodist::rt

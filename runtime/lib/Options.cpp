@@ -1,0 +1,136 @@
+//===- Options.cpp - The trainer's command line ---------------------------===//
+
+#include "autodist/runtime/Options.h"
+#include "autodist/runtime/Error.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace autodist::rt {
+
+namespace {
+Error invalid(const std::string &flag, const std::string &value,
+              const char *expected) {
+  return Error("invalid value " + inQuotes(value) + " for " + flag + " (" +
+                   expected + ")",
+               ExitUsage);
+}
+
+int64_t parseInt(const std::string &flag, const std::string &value,
+                 int64_t min) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end || errno || v < min ||
+      !std::isdigit(static_cast<unsigned char>(value[0])))
+    throw invalid(flag, value,
+                  min > 0 ? "expected a positive integer"
+                          : "expected a non-negative integer");
+  return v;
+}
+
+double parseFloat(const std::string &flag, const std::string &value) {
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end || errno || !std::isfinite(v))
+    throw invalid(flag, value, "expected a number");
+  return v;
+}
+} // namespace
+
+Options parseOptions(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Options o;
+  for (const std::string &a : args)
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    }
+
+  bool haveSteps = false, haveBatch = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    if (arg.rfind("--", 0) != 0)
+      throw Error("unexpected argument " + inQuotes(arg) + " (see --help)",
+                  ExitUsage);
+    size_t eq = arg.find('=');
+    std::string flag = arg.substr(0, eq);
+    static const char *const known[] = {"--data", "--steps",  "--batch-size",
+                                        "--lr",   "--log",    "--save",
+                                        "--eval", "--predict"};
+    bool isKnown = false;
+    for (const char *k : known)
+      isKnown |= flag == k;
+    if (!isKnown)
+      throw Error("unknown flag " + inQuotes(flag) + " (see --help)",
+                  ExitUsage);
+    std::string value;
+    if (eq != std::string::npos)
+      value = arg.substr(eq + 1);
+    else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+      value = args[++i];
+    else
+      throw Error("missing value for " + flag, ExitUsage);
+
+    if (flag == "--steps") {
+      o.steps = parseInt(flag, value, 0);
+      haveSteps = true;
+    } else if (flag == "--batch-size") {
+      o.batchSize = parseInt(flag, value, 1);
+      haveBatch = true;
+    } else if (flag == "--lr") {
+      o.lr = parseFloat(flag, value);
+    } else {
+      if (value.empty())
+        throw invalid(flag, value, "expected a file name");
+      std::string *dest = flag == "--data"   ? &o.data
+                          : flag == "--log"  ? &o.log
+                          : flag == "--save" ? &o.save
+                          : flag == "--eval" ? &o.eval
+                                             : &o.predict;
+      *dest = value;
+    }
+  }
+
+  if (!haveSteps)
+    throw Error("missing required flag --steps (see --help)", ExitUsage);
+  if (!haveBatch)
+    throw Error("missing required flag --batch-size (see --help)", ExitUsage);
+  if (o.steps > 0 && o.data.empty())
+    throw Error("missing required flag --data (see --help)", ExitUsage);
+  if (!o.predict.empty() && o.eval.empty())
+    throw Error("--predict needs --eval (the samples to predict)", ExitUsage);
+  return o;
+}
+
+std::string helpText(const char *program) {
+  return std::string("usage: ") + program +
+         " --data=FILE.npz --steps=N --batch-size=B [options]\n"
+         "       mpirun -np R " +
+         program +
+         " ...   (data-parallel over R ranks)\n"
+         "\n"
+         "Trains the compiled model with SGD on the arrays of FILE.npz (one\n"
+         "per model input, plus the labels), in file order.\n"
+         "\n"
+         "  --data=FILE.npz     training data (not needed with --steps=0)\n"
+         "  --steps=N           training steps (0: only --eval/--predict)\n"
+         "  --batch-size=B      samples per rank per step; a step uses B*R\n"
+         "                      samples, rank r the r-th B of them\n"
+         "  --lr=F              learning rate (default: the compiled one)\n"
+         "  --log=FILE.jsonl    per-step metrics, one JSON object per line:\n"
+         "                      step, loss, samples_per_s, lr, time_s\n"
+         "  --save=FILE.onnx    write the model with the trained parameters\n"
+         "  --eval=FILE.npz     after training, run inference on FILE.npz in\n"
+         "                      chunks of B and print the accuracy if it has\n"
+         "                      labels\n"
+         "  --predict=FILE.npy  write output 0 over the --eval samples\n"
+         "  --help              show this help\n";
+}
+
+} // namespace autodist::rt

@@ -1,0 +1,56 @@
+//===- Tensor.cpp - Host tensors ------------------------------------------===//
+
+#include "autodist/runtime/Tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace autodist::rt {
+
+size_t dtypeSize(DType dtype) { return dtype == DType::F32 ? 4 : 8; }
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void Tensor::Free::operator()(std::byte *p) const { std::free(p); }
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  // Round up to the alignment (aligned_alloc requires it) and never allocate
+  // zero bytes, so even empty tensors have a valid, unique address.
+  constexpr size_t align = 64;
+  size_t bytes = (byteSize() + align - 1) / align * align;
+  if (bytes == 0)
+    bytes = align;
+  storage_.reset(static_cast<std::byte *>(std::aligned_alloc(align, bytes)));
+  if (!storage_)
+    throw std::bad_alloc();
+  std::memset(storage_.get(), 0, bytes);
+}
+
+int64_t Tensor::rowElements() const {
+  return shape_.empty() ? 1
+                        : rt::numElements({shape_.begin() + 1, shape_.end()});
+}
+
+void *Tensor::rowData(int64_t row) {
+  return storage_.get() + row * rowElements() * dtypeSize(dtype_);
+}
+
+const void *Tensor::rowData(int64_t row) const {
+  return const_cast<Tensor *>(this)->rowData(row);
+}
+
+} // namespace autodist::rt

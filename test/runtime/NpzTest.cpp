@@ -1,0 +1,177 @@
+//===- NpzTest.cpp - .npz / .npy reading and writing ----------------------===//
+
+#include "autodist/runtime/Npz.h"
+#include "autodist/runtime/Npy.h"
+
+#include "TestUtil.h"
+#include "ZipWriter.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+using namespace autodist::rt;
+using namespace autodist::rt::test;
+
+namespace {
+Tensor iota(DType dtype, std::vector<int64_t> shape) {
+  Tensor t(dtype, std::move(shape));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    if (dtype == DType::F32)
+      t.data<float>()[i] = 0.5f * i;
+    else
+      t.data<int64_t>()[i] = i - 1;
+  return t;
+}
+
+void expectEqual(const Tensor &a, const Tensor &b) {
+  ASSERT_EQ(a.dtype(), b.dtype());
+  ASSERT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.byteSize()), 0);
+}
+
+void roundTrip(bool deflate) {
+  Tensor x = iota(DType::F32, {3, 4}), y = iota(DType::I64, {3});
+  std::string path = tempPath("data.npz");
+  writeZip(path, {{"x.npy", encodeNpy(x)}, {"labels.npy", encodeNpy(y)}},
+           deflate);
+  NpzFile npz(path);
+  EXPECT_EQ(npz.arrayNames(), (std::vector<std::string>{"x", "labels"}));
+  expectEqual(npz.read("x", DType::F32), x);
+  expectEqual(npz.read("labels", DType::I64), y);
+}
+
+/// Both fixtures hold x = arange(12).reshape(3, 4), labels = [0, 1, 2].
+void expectFixture(const std::string &file) {
+  NpzFile npz(std::string(AUTODIST_TEST_DATA_DIR) + "/" + file);
+  Tensor x = npz.read("x", DType::F32), labels = npz.read("labels", DType::I64);
+  ASSERT_EQ(x.shape(), (std::vector<int64_t>{3, 4}));
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(x.data<float>()[i], i);
+  ASSERT_EQ(labels.shape(), (std::vector<int64_t>{3}));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(labels.data<int64_t>()[i], i);
+}
+} // namespace
+
+TEST(Npz, StoredRoundTrip) { roundTrip(false); }
+TEST(Npz, CompressedRoundTrip) { roundTrip(true); }
+
+TEST(Npz, ReadsNumpySavez) { expectFixture("numpy_savez.npz"); }
+TEST(Npz, ReadsNumpySavezCompressed) {
+  expectFixture("numpy_savez_compressed.npz");
+}
+
+TEST(Npz, ConvertsFloat64AndInt32) {
+  double d[] = {1.5, -2.25, 1e-3};
+  int32_t i[] = {7, -1, 0};
+  std::string path = tempPath("conv.npz");
+  writeZip(path,
+           {{"x.npy", makeNpy("<f8", "(3,)", d, sizeof d)},
+            {"labels.npy", makeNpy("<i4", "(3,)", i, sizeof i)}},
+           true);
+  NpzFile npz(path);
+  Tensor x = npz.read("x", DType::F32), y = npz.read("labels", DType::I64);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(x.data<float>()[k], static_cast<float>(d[k]));
+    EXPECT_EQ(y.data<int64_t>()[k], i[k]);
+  }
+}
+
+TEST(Npz, MissingArrayNamesFileAndArrays) {
+  std::string path = tempPath("train.npz");
+  Tensor t = iota(DType::F32, {2});
+  writeZip(path, {{"a.npy", encodeNpy(t)}, {"b.npy", encodeNpy(t)}}, false);
+  EXPECT_EQ(errorOf([&] { NpzFile(path).read("x", DType::F32); }),
+            "data file '" + path + "' has no array 'x' (has: a, b)");
+}
+
+TEST(Npz, MissingFile) {
+  std::string path = tempPath("absent.npz");
+  EXPECT_EQ(errorOf([&] { NpzFile npz(path); }),
+            "cannot open data file '" + path + "': No such file or directory");
+}
+
+TEST(Npz, NotAZip) {
+  std::string path = tempPath("text.npz");
+  std::ofstream(path) << "x,y\n1,2\n";
+  EXPECT_EQ(errorOf([&] { NpzFile npz(path); }),
+            "data file '" + path +
+                "' is not a valid .npz (zip) archive: too small");
+  std::ofstream(path) << std::string(100, 'z');
+  EXPECT_NE(errorOf([&] {
+              NpzFile npz(path);
+            }).find("is not a valid .npz (zip) archive"),
+            std::string::npos);
+}
+
+TEST(Npz, CorruptDataFailsCrc) {
+  std::string path = tempPath("corrupt.npz");
+  std::vector<uint8_t> npy = encodeNpy(iota(DType::F32, {8}));
+  writeZip(path, {{"x.npy", npy}}, false);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(30 + 5 + npy.size() - 1); // last data byte, after header and name
+  f.put('\x7f');
+  f.close();
+  EXPECT_NE(errorOf([&] {
+              NpzFile(path).read("x", DType::F32);
+            }).find("CRC mismatch"),
+            std::string::npos);
+}
+
+TEST(Npz, RejectsWrongDtype) {
+  std::string path = tempPath("dtype.npz");
+  float f[] = {0, 1};
+  uint8_t u[] = {0, 1};
+  writeZip(path,
+           {{"labels.npy", makeNpy("<f4", "(2,)", f, sizeof f)},
+            {"x.npy", makeNpy("|u1", "(2,)", u, sizeof u)}},
+           false);
+  EXPECT_EQ(errorOf([&] { NpzFile(path).read("labels", DType::I64); }),
+            "array 'labels' in data file '" + path +
+                "' has dtype '<f4'; expected int64 or int32 ('<i8', '<i4')");
+  EXPECT_EQ(errorOf([&] { NpzFile(path).read("x", DType::F32); }),
+            "array 'x' in data file '" + path +
+                "' has dtype '|u1'; expected float32 or float64 ('<f4', "
+                "'<f8')");
+}
+
+TEST(Npz, RejectsFortranOrder) {
+  std::string path = tempPath("fortran.npz");
+  float f[6] = {};
+  writeZip(path, {{"x.npy", makeNpy("<f4", "(2, 3)", f, sizeof f, true)}},
+           false);
+  EXPECT_NE(errorOf([&] { NpzFile(path).read("x", DType::F32); })
+                .find("array 'x' in data file '" + path +
+                      "' is stored in Fortran order"),
+            std::string::npos);
+}
+
+TEST(Npz, RejectsTruncatedArray) {
+  float f[5] = {};
+  EXPECT_EQ(errorOf([&] {
+              decodeNpy(makeNpy("<f4", "(2, 3)", f, sizeof f), DType::F32,
+                        "array 'x'");
+            }),
+            "array 'x' has 20 data bytes, but shape [2, 3] needs 24");
+}
+
+TEST(Npy, WriterRoundTripAndHeaderAlignment) {
+  Tensor t = iota(DType::F32, {2, 3});
+  std::string path = tempPath("pred.npy");
+  writeNpy(path, t);
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  ASSERT_EQ(bytes.size(), 128u + t.byteSize()); // header padded to 64 bytes
+  std::string header(bytes.begin() + 10, bytes.begin() + 128);
+  EXPECT_EQ(header.find("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                        "(2, 3), }"),
+            0u);
+  EXPECT_EQ(header.back(), '\n');
+  expectEqual(decodeNpy(bytes, DType::F32, "pred"), t);
+
+  Tensor scalar(DType::I64, {}), vec = iota(DType::I64, {5});
+  expectEqual(decodeNpy(encodeNpy(scalar), DType::I64, "s"), scalar);
+  expectEqual(decodeNpy(encodeNpy(vec), DType::I64, "v"), vec);
+}

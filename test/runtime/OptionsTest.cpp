@@ -1,0 +1,92 @@
+//===- OptionsTest.cpp - Command-line parsing -----------------------------===//
+
+#include "autodist/runtime/Options.h"
+
+#include "TestUtil.h"
+
+using namespace autodist::rt;
+using autodist::rt::test::errorOf;
+
+namespace {
+Options parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "model.train");
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  return parseOptions(argv.size(), argv.data());
+}
+
+std::string usageError(std::vector<std::string> args) {
+  int code = 0;
+  std::string msg = errorOf([&] { parse(args); }, &code);
+  EXPECT_EQ(code, ExitUsage) << msg;
+  return msg;
+}
+} // namespace
+
+TEST(Options, ParsesEveryFlag) {
+  Options o = parse({"--data=train.npz", "--steps=100", "--batch-size", "32",
+                     "--lr=0.05", "--log=m.jsonl", "--save=out.onnx",
+                     "--eval=test.npz", "--predict=pred.npy"});
+  EXPECT_EQ(o.data, "train.npz");
+  EXPECT_EQ(o.steps, 100);
+  EXPECT_EQ(o.batchSize, 32);
+  ASSERT_TRUE(o.lr);
+  EXPECT_DOUBLE_EQ(*o.lr, 0.05);
+  EXPECT_EQ(o.log, "m.jsonl");
+  EXPECT_EQ(o.save, "out.onnx");
+  EXPECT_EQ(o.eval, "test.npz");
+  EXPECT_EQ(o.predict, "pred.npy");
+  EXPECT_FALSE(o.help);
+}
+
+TEST(Options, EvalOnlyNeedsNoData) {
+  Options o = parse({"--steps=0", "--batch-size=8", "--eval=test.npz"});
+  EXPECT_EQ(o.steps, 0);
+  EXPECT_TRUE(o.data.empty());
+  EXPECT_FALSE(o.lr);
+}
+
+TEST(Options, HelpWinsOverEverything) {
+  EXPECT_TRUE(parse({"--bogus", "--help"}).help);
+  EXPECT_TRUE(parse({"-h"}).help);
+}
+
+TEST(Options, Errors) {
+  EXPECT_EQ(usageError({"--foo", "--steps=1"}),
+            "unknown flag '--foo' (see --help)");
+  EXPECT_EQ(
+      usageError({"--steps=abc"}),
+      "invalid value 'abc' for --steps (expected a non-negative integer)");
+  EXPECT_EQ(usageError({"--steps=-1"}),
+            "invalid value '-1' for --steps (expected a non-negative integer)");
+  EXPECT_EQ(usageError({"--steps=1", "--batch-size=0"}),
+            "invalid value '0' for --batch-size (expected a positive integer)");
+  EXPECT_EQ(
+      usageError({"--steps=1", "--batch-size=4x"}),
+      "invalid value '4x' for --batch-size (expected a positive integer)");
+  EXPECT_EQ(usageError({"--lr=fast"}),
+            "invalid value 'fast' for --lr (expected a number)");
+  EXPECT_EQ(usageError({"--lr=nan"}),
+            "invalid value 'nan' for --lr (expected a number)");
+  EXPECT_EQ(usageError({"--data="}),
+            "invalid value '' for --data (expected a file name)");
+  EXPECT_EQ(usageError({"--steps"}), "missing value for --steps");
+  EXPECT_EQ(usageError({"train.npz"}),
+            "unexpected argument 'train.npz' (see --help)");
+  EXPECT_EQ(usageError({"--data=a.npz", "--batch-size=2"}),
+            "missing required flag --steps (see --help)");
+  EXPECT_EQ(usageError({"--data=a.npz", "--steps=2"}),
+            "missing required flag --batch-size (see --help)");
+  EXPECT_EQ(usageError({"--steps=2", "--batch-size=2"}),
+            "missing required flag --data (see --help)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--predict=p.npy"}),
+            "--predict needs --eval (the samples to predict)");
+}
+
+TEST(Options, HelpListsEveryFlag) {
+  std::string help = helpText("model.train");
+  for (const char *flag : {"--data", "--steps", "--batch-size", "--lr", "--log",
+                           "--save", "--eval", "--predict", "--help"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+}
