@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.autodist_obj_root, "test")
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%src_root", config.autodist_src_root))
+config.substitutions.append(("%obj_root", config.autodist_obj_root))
 # The interpreter with onnx/onnxruntime (lit's own %python may be another).
 config.substitutions.append(("%pyexe", config.python_executable))
 
