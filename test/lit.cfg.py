@@ -8,6 +8,7 @@ from lit.llvm import llvm_config
 config.name = "AUTODIST"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
+# test/e2e/<name>.test.py are helper scripts of <name>.test.
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "runtime"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.autodist_obj_root, "test")
@@ -32,6 +33,16 @@ for var in ["HOME", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYENV_ROOT", "PYEN
 llvm_config.add_tool_substitutions(
     ["autodist-opt", "autodist-translate", "autodist-compile"],
     [config.autodist_tools_dir])
+
+# An interpreter with torch, for the torch.onnx.export test.
+import subprocess
+for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"), config.python_executable,
+                  "/usr/bin/python3"]:
+    if candidate and subprocess.run([candidate, "-c", "import torch, onnx"],
+                                    capture_output=True).returncode == 0:
+        config.substitutions.append(("%torchpy", candidate))
+        config.available_features.add("torch")
+        break
 
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
