@@ -22,16 +22,17 @@ void DistDialect::registerAttributes() {
       >();
 }
 
-LogicalResult AllReduceSynchronizerAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, AllReduceSpec,
-    Compressor, int64_t group) {
+LogicalResult
+AllReduceSynchronizerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  AllReduceSpec, Compressor, int64_t group) {
   if (group < 0)
     return emitError() << "all-reduce group must be >= 0, got " << group;
   return success();
 }
 
-LogicalResult NodeConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     StringRef varName, Attribute sync) {
+LogicalResult
+NodeConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       StringRef varName, Attribute sync) {
   if (varName.empty())
     return emitError() << "node config needs a variable name";
   if (!isa<AllReduceSynchronizerAttr>(sync))

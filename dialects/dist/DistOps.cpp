@@ -7,10 +7,11 @@
 using namespace mlir;
 using namespace autodist::dist;
 
-LogicalResult AllReduceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &results) {
+LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &results) {
   llvm::append_range(results, operands.getTypes());
   return success();
 }

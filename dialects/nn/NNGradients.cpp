@@ -30,14 +30,16 @@ static Value scale(OpBuilder &b, Location loc, Value v, float s) {
   if (s == 1.0f)
     return v;
   auto scalarType = RankedTensorType::get({}, b.getF32Type());
-  Value c = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(scalarType, s));
+  Value c =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(scalarType, s));
   return MulOp::create(b, loc, v, c);
 }
 
-/// Reshapes `grad` back to the static-or-one-dynamic-dim shape of `input`.
-static FailureOr<Value> reshapeBack(OpBuilder &b, Operation *op, Value grad,
-                                    Value input) {
+/// The VJP of a reshape-like op: `grad` reshaped back to the shape of
+/// `input` (static or with one dynamic dim).
+static LogicalResult reshapeBack(OpBuilder &b, Operation *op, Value grad,
+                                 Value input,
+                                 SmallVectorImpl<Value> &operandGrads) {
   RankedTensorType t = typeOf(input);
   if (t.getNumDynamicDims() > 1)
     return op->emitOpError("gradient needs at most one dynamic dim, input is ")
@@ -45,8 +47,10 @@ static FailureOr<Value> reshapeBack(OpBuilder &b, Operation *op, Value grad,
   SmallVector<int64_t> shape;
   for (int64_t d : t.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  return ReshapeOp::create(b, op->getLoc(), grad, b.getDenseI64ArrayAttr(shape))
-      .getResult();
+  operandGrads.assign(
+      {ReshapeOp::create(b, op->getLoc(), grad, b.getDenseI64ArrayAttr(shape))
+           .getResult()});
+  return success();
 }
 
 LogicalResult GemmOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
@@ -70,7 +74,7 @@ LogicalResult MatMulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                  SmallVectorImpl<Value> &operandGrads) {
   Value g = resultGrads[0];
   operandGrads.assign({gemm(b, getLoc(), g, getB(), false, true, 1.0f),
-                  gemm(b, getLoc(), getA(), g, true, false, 1.0f)});
+                       gemm(b, getLoc(), getA(), g, true, false, 1.0f)});
   return success();
 }
 
@@ -78,16 +82,16 @@ LogicalResult AddOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                               SmallVectorImpl<Value> &operandGrads) {
   Value g = resultGrads[0];
   operandGrads.assign({sumToShape(b, getLoc(), g, typeOf(getLhs())),
-                  sumToShape(b, getLoc(), g, typeOf(getRhs()))});
+                       sumToShape(b, getLoc(), g, typeOf(getRhs()))});
   return success();
 }
 
 LogicalResult SubOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                               SmallVectorImpl<Value> &operandGrads) {
   Value g = resultGrads[0];
-  operandGrads.assign({
-      sumToShape(b, getLoc(), g, typeOf(getLhs())),
-      sumToShape(b, getLoc(), scale(b, getLoc(), g, -1.0f), typeOf(getRhs()))});
+  operandGrads.assign({sumToShape(b, getLoc(), g, typeOf(getLhs())),
+                       sumToShape(b, getLoc(), scale(b, getLoc(), g, -1.0f),
+                                  typeOf(getRhs()))});
   return success();
 }
 
@@ -95,15 +99,17 @@ LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                               SmallVectorImpl<Value> &operandGrads) {
   Value g = resultGrads[0];
   Location loc = getLoc();
-  operandGrads.assign({
-      sumToShape(b, loc, MulOp::create(b, loc, g, getRhs()), typeOf(getLhs())),
-      sumToShape(b, loc, MulOp::create(b, loc, g, getLhs()), typeOf(getRhs()))});
+  operandGrads.assign(
+      {sumToShape(b, loc, MulOp::create(b, loc, g, getRhs()), typeOf(getLhs())),
+       sumToShape(b, loc, MulOp::create(b, loc, g, getLhs()),
+                  typeOf(getRhs()))});
   return success();
 }
 
 LogicalResult ReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                SmallVectorImpl<Value> &operandGrads) {
-  operandGrads.assign({ReluGradOp::create(b, getLoc(), resultGrads[0], getInput())});
+  operandGrads.assign(
+      {ReluGradOp::create(b, getLoc(), resultGrads[0], getInput())});
   return success();
 }
 
@@ -115,27 +121,20 @@ LogicalResult IdentityOp::buildVJP(OpBuilder &, ArrayRef<Value> resultGrads,
 
 LogicalResult FlattenOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                   SmallVectorImpl<Value> &operandGrads) {
-  FailureOr<Value> g = reshapeBack(b, *this, resultGrads[0], getInput());
-  if (failed(g))
-    return failure();
-  operandGrads.assign({*g});
-  return success();
+  return reshapeBack(b, *this, resultGrads[0], getInput(), operandGrads);
 }
 
 LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                   SmallVectorImpl<Value> &operandGrads) {
-  FailureOr<Value> g = reshapeBack(b, *this, resultGrads[0], getInput());
-  if (failed(g))
-    return failure();
-  operandGrads.assign({*g});
-  return success();
+  return reshapeBack(b, *this, resultGrads[0], getInput(), operandGrads);
 }
 
-LogicalResult SoftmaxCrossEntropyLossOp::buildVJP(
-    OpBuilder &b, ArrayRef<Value> resultGrads,
-    SmallVectorImpl<Value> &operandGrads) {
-  operandGrads.assign({SoftmaxCrossEntropyLossGradOp::create(
-                      b, getLoc(), resultGrads[0], getLogits(), getLabels()),
-                  Value()});
+LogicalResult
+SoftmaxCrossEntropyLossOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {SoftmaxCrossEntropyLossGradOp::create(b, getLoc(), resultGrads[0],
+                                             getLogits(), getLabels()),
+       Value()});
   return success();
 }

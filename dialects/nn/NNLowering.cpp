@@ -40,11 +40,10 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value x, Value y,
     auto map = [&](ArrayRef<AffineExpr> e) {
       return AffineMapAttr::get(AffineMap::get(3, 0, e, ctx));
     };
-    Attribute maps[] = {map(transX ? ArrayRef<AffineExpr>{k, m}
-                                   : ArrayRef<AffineExpr>{m, k}),
-                        map(transY ? ArrayRef<AffineExpr>{n, k}
-                                   : ArrayRef<AffineExpr>{k, n}),
-                        map({m, n})};
+    Attribute maps[] = {
+        map(transX ? ArrayRef<AffineExpr>{k, m} : ArrayRef<AffineExpr>{m, k}),
+        map(transY ? ArrayRef<AffineExpr>{n, k} : ArrayRef<AffineExpr>{k, n}),
+        map({m, n})};
     attrs.push_back(b.getNamedAttr("indexing_maps", b.getArrayAttr(maps)));
   }
   return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
@@ -87,9 +86,11 @@ Results GemmOp::lowerToLinalg(OpBuilder &b) {
             return arith::MulFOp::create(nb, l, a[0], f32Const(nb, l, beta));
           },
           empty);
-    return SmallVector<Value>{buildMatmul(b, loc, getA(), getB(), tA, tB, init)};
+    return SmallVector<Value>{
+        buildMatmul(b, loc, getA(), getB(), tA, tB, init)};
   }
-  Value prod = buildMatmul(b, loc, getA(), getB(), tA, tB, zeros(b, loc, empty));
+  Value prod =
+      buildMatmul(b, loc, getA(), getB(), tA, tB, zeros(b, loc, empty));
   SmallVector<Value> ins = {prod};
   if (c)
     ins.push_back(c);
@@ -161,12 +162,12 @@ Results IdentityOp::lowerToLinalg(OpBuilder &) {
 }
 
 Results SgdUpdateOp::lowerToLinalg(OpBuilder &b) {
-  return SmallVector<Value>{buildElementwise(
-      b, getLoc(), getType(), {getParam(), getGrad(), getLr()},
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value step = arith::MulFOp::create(nb, l, a[2], a[1]);
-        return arith::SubFOp::create(nb, l, a[0], step);
-      })};
+  return SmallVector<Value>{
+      buildElementwise(b, getLoc(), getType(), {getParam(), getGrad(), getLr()},
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value step = arith::MulFOp::create(nb, l, a[2], a[1]);
+                         return arith::SubFOp::create(nb, l, a[0], step);
+                       })};
 }
 
 //===----------------------------------------------------------------------===//
@@ -269,7 +270,8 @@ Results SoftmaxCrossEntropyLossOp::lowerToLinalg(OpBuilder &b) {
   Value picked0 = zeros(b, loc, emptyLike(b, loc, rowType, {sm.rowSum}));
   Value picked =
       linalg::GenericOp::create(
-          b, loc, TypeRange{rowType}, ValueRange{x, labels}, ValueRange{picked0},
+          b, loc, TypeRange{rowType}, ValueRange{x, labels},
+          ValueRange{picked0},
           ArrayRef<AffineMap>{rowColMap(b), rowMap(b), rowMap(b)},
           {utils::IteratorType::parallel, utils::IteratorType::reduction},
           [](OpBuilder &nb, Location l, ValueRange a) {
@@ -288,11 +290,11 @@ Results SoftmaxCrossEntropyLossOp::lowerToLinalg(OpBuilder &b) {
       });
   Value total = buildReduction(b, loc, perSample, {0}, 0.0f, addF);
   Value n = batchSizeF32(b, loc, x);
-  return SmallVector<Value>{buildElementwise(
-      b, loc, getType(), {total},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::DivFOp::create(nb, l, a[0], n);
-      })};
+  return SmallVector<Value>{
+      buildElementwise(b, loc, getType(), {total},
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return arith::DivFOp::create(nb, l, a[0], n);
+                       })};
 }
 
 Results SoftmaxCrossEntropyLossGradOp::lowerToLinalg(OpBuilder &b) {
@@ -306,15 +308,16 @@ Results SoftmaxCrossEntropyLossGradOp::lowerToLinalg(OpBuilder &b) {
   SmallVector<utils::IteratorType> par(2, utils::IteratorType::parallel);
   Value out =
       linalg::GenericOp::create(
-          b, loc, TypeRange{type}, ValueRange{sm.shiftedExp, sm.rowSum, getLabels()},
+          b, loc, TypeRange{type},
+          ValueRange{sm.shiftedExp, sm.rowSum, getLabels()},
           ValueRange{emptyLike(b, loc, type, {x})},
           ArrayRef<AffineMap>{rowColMap(b), rowMap(b), rowMap(b), rowColMap(b)},
           par,
           [&](OpBuilder &nb, Location l, ValueRange a) {
             Value p = arith::DivFOp::create(nb, l, a[0], a[1]);
             Value hit = isLabelColumn(nb, l, a[2]);
-            Value one = arith::SelectOp::create(nb, l, hit, f32Const(nb, l, 1.0f),
-                                                f32Const(nb, l, 0.0f));
+            Value one = arith::SelectOp::create(
+                nb, l, hit, f32Const(nb, l, 1.0f), f32Const(nb, l, 0.0f));
             Value d = arith::SubFOp::create(nb, l, p, one);
             linalg::YieldOp::create(
                 nb, l, ValueRange{arith::MulFOp::create(nb, l, d, scaleV)});

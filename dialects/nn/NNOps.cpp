@@ -71,8 +71,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *ctx,
   if (Value c = op.getC()) {
     auto cShape = rankedType(c).getShape();
     auto bc = broadcastShapes(cShape, {m, n});
-    if (cShape.size() > 2 || failed(bc) ||
-        !dimsCompatible((*bc)[0], m) || !dimsCompatible((*bc)[1], n))
+    if (cShape.size() > 2 || failed(bc) || !dimsCompatible((*bc)[0], m) ||
+        !dimsCompatible((*bc)[1], n))
       return emitOptionalError(loc, "nn.gemm C of shape ", shapeStr(cShape),
                                " does not broadcast to ", shapeStr({m, n}));
   }
@@ -102,9 +102,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *ctx,
     return emitOptionalError(loc, "nn.matmul supports 2-D operands only, got ",
                              a.getRank(), "-D and ", b.getRank(), "-D");
   if (!dimsCompatible(a.getDimSize(1), b.getDimSize(0)))
-    return emitOptionalError(loc, "nn.matmul inner dims differ: ",
-                             shapeStr(a.getShape()), " x ",
-                             shapeStr(b.getShape()));
+    return emitOptionalError(
+        loc, "nn.matmul inner dims differ: ", shapeStr(a.getShape()), " x ",
+        shapeStr(b.getShape()));
   results.push_back(f32Tensor(ctx, {a.getDimSize(0), b.getDimSize(1)}));
   return success();
 }
@@ -123,8 +123,9 @@ static LogicalResult inferBroadcast(MLIRContext *ctx,
   auto r = rankedType(operands[1]).getShape();
   auto shape = broadcastShapes(l, r);
   if (failed(shape))
-    return emitOptionalError(loc, opName, " operands do not broadcast: ",
-                             shapeStr(l), " and ", shapeStr(r));
+    return emitOptionalError(loc, opName,
+                             " operands do not broadcast: ", shapeStr(l),
+                             " and ", shapeStr(r));
   results.push_back(f32Tensor(ctx, *shape));
   return success();
 }
@@ -227,10 +228,9 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
       known *= d;
   }
   if (!ShapedType::isDynamic(total) && knownStatic) {
-    if (known == 0 || total % known != 0 ||
-        (inferred < 0 && total != known))
-      return emitOptionalError(loc, "nn.reshape cannot reshape ",
-                               shapeStr(in), " into ", shapeStr(out));
+    if (known == 0 || total % known != 0 || (inferred < 0 && total != known))
+      return emitOptionalError(loc, "nn.reshape cannot reshape ", shapeStr(in),
+                               " into ", shapeStr(out));
     if (inferred >= 0)
       out[inferred] = total / known;
   }
@@ -252,8 +252,7 @@ LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *ctx,
                                             std::optional<Location> loc,
                                             ValueRange operands,
                                             DictionaryAttr attrs,
-                                            OpaqueProperties props,
-                                            RegionRange,
+                                            OpaqueProperties props, RegionRange,
                                             SmallVectorImpl<Type> &results) {
   Adaptor op(operands, attrs, props);
   auto in = rankedType(op.getInput()).getShape();
@@ -314,15 +313,6 @@ LogicalResult SoftmaxCrossEntropyLossOp::verify() { return success(); }
 // Training ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReluGradOp::inferReturnTypes(MLIRContext *,
-                                           std::optional<Location>,
-                                           ValueRange operands, DictionaryAttr,
-                                           OpaqueProperties, RegionRange,
-                                           SmallVectorImpl<Type> &results) {
-  results.push_back(operands[1].getType());
-  return success();
-}
-
 LogicalResult ReluGradOp::verify() {
   if (failed(verifyCompatibleShape(getGrad().getType(), getInput().getType())))
     return emitOpError("grad and input shapes differ");
@@ -341,16 +331,6 @@ LogicalResult SoftmaxCrossEntropyLossGradOp::inferReturnTypes(
 }
 
 LogicalResult SoftmaxCrossEntropyLossGradOp::verify() { return success(); }
-
-LogicalResult SgdUpdateOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location>,
-                                            ValueRange operands,
-                                            DictionaryAttr, OpaqueProperties,
-                                            RegionRange,
-                                            SmallVectorImpl<Type> &results) {
-  results.push_back(operands[0].getType());
-  return success();
-}
 
 LogicalResult SgdUpdateOp::verify() {
   if (getParam().getType() != getGrad().getType())

@@ -201,7 +201,7 @@ def NN_SoftmaxCrossEntropyLossOp : NN_DiffOp<"softmax_cross_entropy_loss"> {
 // Training ops: gradients and optimizer updates
 //===----------------------------------------------------------------------===//
 
-def NN_ReluGradOp : NN_Op<"relu_grad"> {
+def NN_ReluGradOp : NN_Op<"relu_grad", [AllTypesMatch<["input", "result"]>]> {
   let summary = "Gradient of Relu: grad where input > 0, else 0";
   let description = [{
     ```mlir
@@ -232,7 +232,8 @@ def NN_SoftmaxCrossEntropyLossGradOp
 }
 
 def NN_SgdUpdateOp : NN_Op<"sgd_update",
-    [DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
+    [AllTypesMatch<["param", "result"]>,
+     DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
   let summary = "Plain SGD step: param - lr * grad";
   let description = [{
     ```mlir

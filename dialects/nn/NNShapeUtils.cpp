@@ -47,8 +47,8 @@ Value sumToShape(OpBuilder &b, Location loc, Value grad,
   int64_t extra = gradType.getRank() - target.getRank();
   SmallVector<int64_t> axes;
   for (int64_t i = 0; i < gradType.getRank(); ++i) {
-    if (i < extra || (target.getDimSize(i - extra) == 1 &&
-                      gradType.getDimSize(i) != 1))
+    if (i < extra ||
+        (target.getDimSize(i - extra) == 1 && gradType.getDimSize(i) != 1))
       axes.push_back(i);
   }
   Value sum = grad;
@@ -83,8 +83,8 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
     assert(size && "dynamic result dim with no dynamic source dim");
     dynSizes.push_back(size);
   }
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynSizes);
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynSizes);
 }
 
 /// The indexing map reading `operand` (rank r) broadcast into an iteration
@@ -130,8 +130,7 @@ Value f32Const(OpBuilder &b, Location loc, float v) {
 }
 
 Value buildReduction(
-    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
-    float init,
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims, float init,
     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   auto inType = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> outShape;
@@ -145,9 +144,8 @@ Value buildReduction(
   }
   Value empty = tensor::EmptyOp::create(b, loc, outShape,
                                         inType.getElementType(), dynSizes);
-  Value filled =
-      linalg::FillOp::create(b, loc, f32Const(b, loc, init), empty)
-          .getResult(0);
+  Value filled = linalg::FillOp::create(b, loc, f32Const(b, loc, init), empty)
+                     .getResult(0);
   auto reduce = linalg::ReduceOp::create(
       b, loc, ValueRange{input}, ValueRange{filled}, dims,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {

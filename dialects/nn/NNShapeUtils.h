@@ -23,8 +23,8 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
 /// Reduces `grad` (the gradient of a broadcast result) back to the shape of
 /// `target` by summing over broadcast dims: the reverse of broadcasting.
-mlir::Value sumToShape(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::Value grad, mlir::RankedTensorType target);
+mlir::Value sumToShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value grad,
+                       mlir::RankedTensorType target);
 
 /// An empty tensor of `type` whose dynamic dims are read from `sources`:
 /// result dim i (counted from the right) takes the dim of the first source
@@ -56,12 +56,12 @@ mlir::FailureOr<mlir::Value> reshapeTensor(mlir::OpBuilder &b,
 mlir::Value f32Const(mlir::OpBuilder &b, mlir::Location loc, float v);
 
 /// Sums `input` over `dims` with `combine`, starting from `init`.
-mlir::Value buildReduction(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-    llvm::ArrayRef<int64_t> dims, float init,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                   mlir::Value, mlir::Value)>
-        combine);
+mlir::Value
+buildReduction(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+               llvm::ArrayRef<int64_t> dims, float init,
+               llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                              mlir::Value, mlir::Value)>
+                   combine);
 
 } // namespace autodist::nn
 

@@ -59,8 +59,7 @@ void emitStringGlobal(OpBuilder &b, Location loc, StringRef name,
   bytes.push_back('\0');
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
   LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                         LLVM::Linkage::External, name,
-                         b.getStringAttr(bytes));
+                         LLVM::Linkage::External, name, b.getStringAttr(bytes));
 }
 
 /// Drops the `nn.*` argument and result tags, which LLVM IR has no use for.
@@ -93,14 +92,15 @@ struct EmitRuntimeABIPass
     module.walk(stripTags);
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     for (StringRef name : kEntryPoints) {
-      auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(
-          ("_mlir_ciface_" + name).str());
+      auto ciface =
+          module.lookupSymbol<LLVM::LLVMFuncOp>(("_mlir_ciface_" + name).str());
       if (!ciface)
         continue;
       // A function with results gets a leading result pointer in its C
       // interface, which the packed calling convention has no slot for.
       auto impl = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-      if (impl && !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
+      if (impl &&
+          !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
         impl.emitOpError("entry point still returns values (results must be "
                          "out-params: buffer-results-to-out-params)");
         return signalPassFailure();

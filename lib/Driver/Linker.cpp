@@ -19,8 +19,8 @@ static std::string linkFilePath() {
   return AUTODIST_RUNTIME_LINK_FILE;
 }
 
-LogicalResult linkExecutable(llvm::StringRef objectPath, llvm::StringRef outPath,
-                             std::string &error) {
+LogicalResult linkExecutable(llvm::StringRef objectPath,
+                             llvm::StringRef outPath, std::string &error) {
   std::string linkFile = linkFilePath();
   auto buf = llvm::MemoryBuffer::getFile(linkFile);
   if (!buf) {
@@ -43,11 +43,11 @@ LogicalResult linkExecutable(llvm::StringRef objectPath, llvm::StringRef outPath
   args.push_back(outPath.str());
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(*cxx, argRefs, std::nullopt, {}, 0, 0,
-                                     &msg);
+  int rc =
+      llvm::sys::ExecuteAndWait(*cxx, argRefs, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {
-    error = "linking failed (" + (msg.empty() ? "exit " + std::to_string(rc)
-                                              : msg) + ")";
+    error = "linking failed (" +
+            (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
     return failure();
   }
   return success();

@@ -23,11 +23,13 @@ namespace autodist {
 
 /// A target machine for the host CPU (the executable runs where it is built
 /// or on the same kind of machine), position independent for linking.
-static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+static std::unique_ptr<llvm::TargetMachine>
+hostTargetMachine(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   llvm::SubtargetFeatures features;
@@ -49,9 +51,9 @@ static void embedModel(llvm::Module &module, llvm::StringRef bytes) {
                            llvm::GlobalValue::ExternalLinkage, data,
                            "autodist_model_onnx");
   auto *i64 = llvm::Type::getInt64Ty(ctx);
-  new llvm::GlobalVariable(module, i64, true, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantInt::get(i64, bytes.size()),
-                           "autodist_model_onnx_size");
+  new llvm::GlobalVariable(
+      module, i64, true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(i64, bytes.size()), "autodist_model_onnx_size");
 }
 
 LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
@@ -69,7 +71,8 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
   embedModel(*llvmModule, modelBytes);
-  if (llvm::Error e = makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get())) {
+  if (llvm::Error e =
+          makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get())) {
     error = llvm::toString(std::move(e));
     return failure();
   }

@@ -165,10 +165,9 @@ FailureOr<Value> Importer::build(const onnx::NodeProto &node,
   state.addTypes(b.getNoneType());
   Operation *op = b.create(state);
   SmallVector<Type> types;
-  if (failed(OpTy::inferReturnTypes(ctx, loc, op->getOperands(),
-                                    op->getRawDictionaryAttrs(),
-                                    op->getPropertiesStorage(),
-                                    op->getRegions(), types))) {
+  if (failed(OpTy::inferReturnTypes(
+          ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
+          op->getPropertiesStorage(), op->getRegions(), types))) {
     op->erase();
     return failure();
   }
@@ -252,8 +251,8 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
     for (size_t i = 0; i < dims.size(); ++i) {
       if (!ShapedType::isDynamic(dims[i]) && dims[i] != g[i]) {
         emitError(fileLoc) << "--input-shape for '" << name << "' sets dim "
-                           << i << " to " << g[i] << " but the model fixes it to "
-                           << dims[i];
+                           << i << " to " << g[i]
+                           << " but the model fixes it to " << dims[i];
         return failure();
       }
       dims[i] = g[i];
@@ -305,7 +304,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     }
     result = build<nn::GemmOp>(
         node, ops,
-        {b.getNamedAttr("alpha", b.getF32FloatAttr(attrFloat(node, "alpha", 1))),
+        {b.getNamedAttr("alpha",
+                        b.getF32FloatAttr(attrFloat(node, "alpha", 1))),
          b.getNamedAttr("beta", b.getF32FloatAttr(attrFloat(node, "beta", 1))),
          b.getNamedAttr("transA", b.getBoolAttr(attrInt(node, "transA", 0))),
          b.getNamedAttr("transB", b.getBoolAttr(attrInt(node, "transB", 0)))});
@@ -331,7 +331,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
       return failure();
     result = build<nn::FlattenOp>(
         node, {*x},
-        {b.getNamedAttr("axis", b.getI64IntegerAttr(attrInt(node, "axis", 1)))});
+        {b.getNamedAttr("axis",
+                        b.getI64IntegerAttr(attrInt(node, "axis", 1)))});
   } else if (type == "Reshape") {
     FailureOr<Value> x = operand(node, 0);
     if (failed(x))
@@ -371,10 +372,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
                       << ty;
       return failure();
     }
-    result = arith::ConstantOp::create(
-                 b, nodeLoc(node),
-                 DenseElementsAttr::get(ty, ArrayRef<float>(data)))
-                 .getResult();
+    result =
+        arith::ConstantOp::create(
+            b, nodeLoc(node), DenseElementsAttr::get(ty, ArrayRef<float>(data)))
+            .getResult();
   } else {
     nodeError(node) << "unsupported ONNX op '" << type << "'";
     return failure();
@@ -419,11 +420,10 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  module->getOperation()->setAttr("autodist.source",
-                                  fileLoc.getFilename());
+  module->getOperation()->setAttr("autodist.source", fileLoc.getFilename());
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "forward",
-                                    b.getFunctionType(argTypes, {}));
+                                   b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, tag] : llvm::enumerate(argTags)) {
     func.setArgAttr(i, tag.first, b.getStringAttr(tag.second));
@@ -460,8 +460,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
 OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
                                       StringRef bufferName,
                                       const OnnxImportOptions &options) {
-  context->loadDialect<nn::NNDialect, func::FuncDialect,
-                       arith::ArithDialect>();
+  context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
   onnx::ModelProto model;
   if (bytes.size() > INT_MAX ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {

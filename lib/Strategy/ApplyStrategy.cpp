@@ -65,9 +65,9 @@ struct ApplyStrategyPass
           << builder << "' (supported: allreduce)";
       return signalPassFailure();
     }
-    module->setAttr("dist.strategy",
-                    buildAllReduce(&getContext(), parameterNames(step),
-                                   chunkSize));
+    module->setAttr(
+        "dist.strategy",
+        buildAllReduce(&getContext(), parameterNames(step), chunkSize));
   }
 };
 

@@ -42,8 +42,8 @@ void accumulate(OpBuilder &b, GradMap &grads, Value v, Value g) {
 FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
   GradMap grads;
   auto scalar = RankedTensorType::get({}, b.getF32Type());
-  grads[loss] = arith::ConstantOp::create(
-      b, loss.getLoc(), DenseElementsAttr::get(scalar, 1.0f));
+  grads[loss] = arith::ConstantOp::create(b, loss.getLoc(),
+                                          DenseElementsAttr::get(scalar, 1.0f));
   SmallVector<Operation *> forwardOps;
   for (Operation &op : body) {
     forwardOps.push_back(&op);

@@ -32,11 +32,11 @@ json::Object tensorEntry(StringRef name, Type type) {
   json::Array shape;
   for (int64_t d : t.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  std::string dtype = t.getElementType().isF32()       ? "f32"
+  std::string dtype = t.getElementType().isF32()         ? "f32"
                       : t.getElementType().isInteger(64) ? "i64"
                                                          : "unsupported";
-  return json::Object{{"name", name}, {"shape", std::move(shape)},
-                      {"dtype", dtype}};
+  return json::Object{
+      {"name", name}, {"shape", std::move(shape)}, {"dtype", dtype}};
 }
 
 /// Entries of the arguments of `func` tagged `tag`, in order.

@@ -57,8 +57,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
     if (ar.getCompressor() != dist::Compressor::None) {
       update->emitOpError("compressor '")
           << dist::stringifyCompressor(ar.getCompressor())
-          << "' for parameter '" << name.getValue()
-          << "' is not supported yet";
+          << "' for parameter '" << name.getValue() << "' is not supported yet";
       return WalkResult::interrupt();
     }
     buckets[ar.getGroup()].uses.push_back(&update.getGradOperand());

@@ -35,15 +35,19 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::Required,
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> train("train", cl::desc("Build a training executable"),
                     cl::cat(category));
-cl::opt<std::string> loss("loss", cl::desc("Loss on the first output: cross_entropy"),
+cl::opt<std::string> loss("loss",
+                          cl::desc("Loss on the first output: cross_entropy"),
                           cl::init("cross_entropy"), cl::cat(category));
 cl::opt<std::string> label("label", cl::desc("Name of the labels array"),
                            cl::init("labels"), cl::cat(category));
 cl::opt<std::string> optimizer("optimizer", cl::desc("Optimizer: sgd"),
                                cl::init("sgd"), cl::cat(category));
-cl::opt<double> lr("lr", cl::desc("Default learning rate (the runtime's --lr overrides it)"),
-                   cl::init(0.01), cl::cat(category));
-cl::opt<std::string> strategy("strategy", cl::desc("Strategy builder: allreduce"),
+cl::opt<double>
+    lr("lr",
+       cl::desc("Default learning rate (the runtime's --lr overrides it)"),
+       cl::init(0.01), cl::cat(category));
+cl::opt<std::string> strategy("strategy",
+                              cl::desc("Strategy builder: allreduce"),
                               cl::init("allreduce"), cl::cat(category));
 cl::opt<int64_t> chunkSize("chunk-size",
                            cl::desc("Parameters per all-reduce bucket"),
@@ -56,13 +60,14 @@ cl::list<std::string> inputShapes(
              "stays dynamic: the per-rank batch)"),
     cl::cat(category));
 enum class Emit { MLIR, LLVM, Obj, Exe };
-cl::opt<Emit> emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
-                   cl::values(clEnumValN(Emit::MLIR, "mlir",
-                                         "MLIR after training and distribution"),
-                              clEnumValN(Emit::LLVM, "llvm", "LLVM IR"),
-                              clEnumValN(Emit::Obj, "obj", "object file"),
-                              clEnumValN(Emit::Exe, "exe", "executable")),
-                   cl::cat(category));
+cl::opt<Emit>
+    emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
+         cl::values(clEnumValN(Emit::MLIR, "mlir",
+                               "MLIR after training and distribution"),
+                    clEnumValN(Emit::LLVM, "llvm", "LLVM IR"),
+                    clEnumValN(Emit::Obj, "obj", "object file"),
+                    clEnumValN(Emit::Exe, "exe", "executable")),
+         cl::cat(category));
 cl::opt<bool> quiet("quiet", cl::desc("No progress output"), cl::cat(category));
 
 /// Prints diagnostics as one line each: `error: <file>: <message>`.
@@ -96,8 +101,8 @@ int writeAtomically(
     llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &err)>
         write) {
   llvm::SmallString<256> tmp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%", tmp))
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", tmp))
     return fail("cannot create '" + path + "': " + ec.message());
   std::string err;
   if (failed(write(tmp, err))) {
@@ -126,16 +131,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (target != "cpu")
-    return fail("--target=" + target + " is not supported yet (supported: cpu)");
+    return fail("--target=" + target +
+                " is not supported yet (supported: cpu)");
 
   autodist::OnnxImportOptions importOptions;
-  std::string shapeError = autodist::parseInputShapes(inputShapes, importOptions);
+  std::string shapeError =
+      autodist::parseInputShapes(inputShapes, importOptions);
   if (!shapeError.empty())
     return fail(shapeError);
 
   auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
   if (!buffer)
-    return fail("cannot read '" + inputFile + "': " + buffer.getError().message());
+    return fail("cannot read '" + inputFile +
+                "': " + buffer.getError().message());
 
   autodist::registerAllPassesAndPipelines();
   DialectRegistry registry;
@@ -163,43 +171,48 @@ int main(int argc, char **argv) {
       return 1;
   }
   if (emit == Emit::MLIR)
-    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(tmp, ec);
-      if (ec) {
-        err = ec.message();
-        return failure();
-      }
-      module->print(os);
-      return success();
-    });
+    return writeAtomically(outputFile,
+                           [&](llvm::StringRef tmp, std::string &err) {
+                             std::error_code ec;
+                             llvm::raw_fd_ostream os(tmp, ec);
+                             if (ec) {
+                               err = ec.message();
+                               return failure();
+                             }
+                             module->print(os);
+                             return success();
+                           });
 
   progress("lowering to LLVM");
-  if (failed(autodist::runPipeline(*module, autodist::loweringPipeline(), false)))
+  if (failed(
+          autodist::runPipeline(*module, autodist::loweringPipeline(), false)))
     return 1;
   if (emit == Emit::LLVM)
-    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
-      llvm::LLVMContext llvmContext;
-      auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
-      std::error_code ec;
-      llvm::raw_fd_ostream os(tmp, ec);
-      if (!llvmModule || ec) {
-        err = llvmModule ? ec.message() : "translation to LLVM IR failed";
-        return failure();
-      }
-      llvmModule->print(os, nullptr);
-      return success();
-    });
+    return writeAtomically(
+        outputFile, [&](llvm::StringRef tmp, std::string &err) {
+          llvm::LLVMContext llvmContext;
+          auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+          std::error_code ec;
+          llvm::raw_fd_ostream os(tmp, ec);
+          if (!llvmModule || ec) {
+            err = llvmModule ? ec.message() : "translation to LLVM IR failed";
+            return failure();
+          }
+          llvmModule->print(os, nullptr);
+          return success();
+        });
 
   llvm::StringRef modelBytes = (*buffer)->getBuffer();
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
-    return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
-      return autodist::emitObjectFile(*module, modelBytes, tmp, err);
-    });
+    return writeAtomically(
+        outputFile, [&](llvm::StringRef tmp, std::string &err) {
+          return autodist::emitObjectFile(*module, modelBytes, tmp, err);
+        });
   }
   progress("emitting the object file and linking " + outputFile);
-  return writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+  return writeAtomically(outputFile, [&](llvm::StringRef tmp,
+                                         std::string &err) {
     std::string obj = (tmp + ".o").str();
     LogicalResult r = autodist::emitObjectFile(*module, modelBytes, obj, err);
     if (succeeded(r))

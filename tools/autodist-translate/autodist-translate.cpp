@@ -20,7 +20,8 @@ static llvm::cl::list<std::string> inputShapes(
 int main(int argc, char **argv) {
   TranslateToMLIRRegistration importOnnx(
       "import-onnx", "Import an ONNX model into the nn dialect",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *ctx) -> OwningOpRef<Operation *> {
         autodist::OnnxImportOptions options;
         std::string err = autodist::parseInputShapes(inputShapes, options);
         if (!err.empty()) {
@@ -33,7 +34,9 @@ int main(int argc, char **argv) {
             ctx, buf->getBuffer(), buf->getBufferIdentifier(), options);
         return OwningOpRef<Operation *>(module.release());
       },
-      [](DialectRegistry &registry) { autodist::registerAllDialects(registry); });
-  return failed(mlirTranslateMain(argc, argv,
-                                  "AutoDist-MLIR translation driver"));
+      [](DialectRegistry &registry) {
+        autodist::registerAllDialects(registry);
+      });
+  return failed(
+      mlirTranslateMain(argc, argv, "AutoDist-MLIR translation driver"));
 }

@@ -41,8 +41,7 @@ mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
 
 /// Links `objectPath` with the runtime into the executable `outPath`.
 mlir::LogicalResult linkExecutable(llvm::StringRef objectPath,
-                                   llvm::StringRef outPath,
-                                   std::string &error);
+                                   llvm::StringRef outPath, std::string &error);
 
 } // namespace autodist
 
