@@ -1,8 +1,10 @@
-//===- DistAttrs.td - strategy attributes ------------------*- tablegen -*-===//
+//===- DistAttrs.td - strategy and cluster attributes ------*- tablegen -*-===//
 //
 // AutoDist's Strategy proto (autodist/proto/strategy.proto and
-// synchronizers.proto) as attributes: a strategy lists one node config per
-// trainable variable, each with its synchronizer.
+// synchronizers.proto) and resource spec as attributes. Each attribute
+// verifies what it can see on its own; what needs the program (parameter
+// shapes) or the cluster is verified when a strategy is attached to a module
+// (DistDialect::verifyOperationAttribute).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +25,20 @@ def Dist_AllReduceSpec : I32EnumAttr<"AllReduceSpec",
 }
 
 def Dist_Compressor : I32EnumAttr<"Compressor",
-    "gradient compressor (AutoDist AllReduceSynchronizer.Compressor)", [
+    "gradient compressor of an all-reduce", [
       I32EnumAttrCase<"None", 0, "none">,
-      I32EnumAttrCase<"Horovod", 1, "horovod">,
-      I32EnumAttrCase<"HorovodEF", 2, "horovod_ef">]> {
+      I32EnumAttrCase<"FP16", 1, "fp16">,
+      I32EnumAttrCase<"FP16EF", 2, "fp16_ef">,
+      I32EnumAttrCase<"PowerSGD", 3, "powersgd">]> {
+  let cppNamespace = "::autodist::dist";
+  let genSpecializedAttr = 0;
+}
+
+def Dist_Compensation : I32EnumAttr<"Compensation",
+    "how stale gradients are compensated (SAPipe)", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"WeightPrediction", 1, "weight_prediction">,
+      I32EnumAttrCase<"DelayCompensation", 2, "delay_compensation">]> {
   let cppNamespace = "::autodist::dist";
   let genSpecializedAttr = 0;
 }
@@ -43,57 +55,206 @@ class Dist_Attr<string name, string attrMnemonic>
   let mnemonic = attrMnemonic;
 }
 
+//===----------------------------------------------------------------------===//
+// Cluster (resource spec)
+//===----------------------------------------------------------------------===//
+
+def Dist_ClusterNodeAttr : Dist_Attr<"ClusterNode", "node_spec"> {
+  let summary = "One machine of the cluster";
+  let description = [{
+    A node of AutoDist's resource spec: its address, CPU and GPU device
+    indices, whether it is the chief, and its network bandwidth in Gbit/s.
+
+    ```mlir
+    #dist.node_spec<address = "10.0.0.1", cpus = [0], gpus = [0, 1], chief = true, bandwidth = 2.500000e+01 : f64>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"address">:$address,
+                        OptionalArrayRefParameter<"int64_t", "CPU indices">:$cpus,
+                        OptionalArrayRefParameter<"int64_t", "GPU indices">:$gpus,
+                        "bool":$chief,
+                        "::mlir::FloatAttr":$bandwidth);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Dist_ClusterAttr : Dist_Attr<"Cluster", "cluster"> {
+  let summary = "The machines a strategy is built for";
+  let description = [{
+    AutoDist's resource spec: the nodes with their devices. Device names are
+    AutoDist's `<address>:CPU:<i>` / `<address>:GPU:<i>`. With more than one
+    node exactly one is the chief; a lone node is the chief.
+
+    ```mlir
+    #dist.cluster<[#dist.node_spec<address = "localhost", cpus = [0], chief = true, bandwidth = 1.000000e+00 : f64>]>
+    ```
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$nodes);
+  let assemblyFormat = "`<` $nodes `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Every device name, CPUs then GPUs, node by node.
+    ::llvm::SmallVector<std::string> devices() const;
+    /// CPU devices (`<addr>:CPU:<i>`), node by node: the parameter servers.
+    ::llvm::SmallVector<std::string> cpuDevices() const;
+    /// AutoDist's replicas: every GPU, plus the CPUs of nodes without GPUs.
+    ::llvm::SmallVector<std::string> replicaDevices() const;
+    /// The default: this machine, one CPU.
+    static ClusterAttr getLocal(::mlir::MLIRContext *ctx);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronizers
+//===----------------------------------------------------------------------===//
+
+def Dist_PSSynchronizerAttr : Dist_Attr<"PSSynchronizer", "ps"> {
+  let summary = "Synchronize a variable through a parameter server";
+  let description = [{
+    AutoDist's `PSSynchronizer`: gradients go to the server device, which
+    applies the update; `local_replication` keeps a proxy copy per node;
+    `sync = false` is asynchronous; `staleness` bounds how far workers may
+    drift (needs `sync`).
+
+    ```mlir
+    #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"server device">:$server,
+                        "bool":$local_replication, "bool":$sync,
+                        "int64_t":$staleness);
+  let assemblyFormat = [{
+    `<` `server` `=` $server `,` `local_replication` `=` $local_replication `,`
+    `sync` `=` $sync `,` `staleness` `=` $staleness `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 def Dist_AllReduceSynchronizerAttr
     : Dist_Attr<"AllReduceSynchronizer", "allreduce"> {
   let summary = "Synchronize a gradient by all-reduce";
   let description = [{
     AutoDist's `AllReduceSynchronizer`: the gradient is averaged over all
     replicas by a collective. Gradients with the same `group` are fused
-    into one bucket (one collective).
+    into one bucket (one collective). `compressor` is none, fp16, fp16 with
+    error feedback, or PowerSGD with the given `rank`.
 
     ```mlir
     #dist.allreduce<spec = auto, compressor = none, group = 0>
+    #dist.allreduce<spec = nccl, compressor = powersgd, rank = 4, group = 1>
     ```
   }];
   let parameters = (ins EnumParameter<Dist_AllReduceSpec>:$spec,
                         EnumParameter<Dist_Compressor>:$compressor,
+                        DefaultValuedParameter<"int64_t", "0">:$rank,
                         "int64_t":$group);
-  let assemblyFormat =
-      "`<` `spec` `=` $spec `,` `compressor` `=` $compressor `,` "
-      "`group` `=` $group `>`";
+  let assemblyFormat = [{
+    `<` `spec` `=` $spec `,` `compressor` `=` $compressor `,`
+    (`rank` `=` $rank^ `,`)? `group` `=` $group `>`
+  }];
   let genVerifyDecl = 1;
 }
 
-def Dist_NodeConfigAttr : Dist_Attr<"NodeConfig", "node"> {
-  let summary = "How one trainable variable is synchronized";
+//===----------------------------------------------------------------------===//
+// Partitioning and node configs
+//===----------------------------------------------------------------------===//
+
+def Dist_PartitionAttr : Dist_Attr<"Partition", "partition"> {
+  let summary = "How a variable is split into shards";
   let description = [{
-    AutoDist's `Strategy.Node`: the variable (by its ONNX initializer name)
-    and its synchronizer.
+    AutoDist's partitioner string ("1,2,1"): the shard count of every axis,
+    of which exactly one is above 1. `sizes` optionally gives explicit
+    (uneven) shard sizes along that axis; without it shards are as even as
+    possible, the first ones one larger.
+
+    ```mlir
+    #dist.partition<[2, 1]>
+    #dist.partition<[3, 1], sizes = [2, 1, 1]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t", "shards per axis">:$shards,
+                        OptionalArrayRefParameter<"int64_t", "shard sizes">:$sizes);
+  let assemblyFormat = "`<` `[` $shards `]` (`,` `sizes` `=` `[` $sizes^ `]`)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The partitioned axis.
+    int64_t getAxis() const;
+    /// The number of shards.
+    int64_t getNumShards() const;
+    /// The size of every shard along the axis, for a dim of size `dim`.
+    ::llvm::SmallVector<int64_t> shardSizes(int64_t dim) const;
+  }];
+}
+
+def Dist_NodeConfigAttr : Dist_Attr<"NodeConfig", "node"> {
+  let summary = "How one trainable variable (or shard) is synchronized";
+  let description = [{
+    AutoDist's `Strategy.Node`: the variable (by its ONNX initializer name),
+    its synchronizer, and optionally its partitioner with one config per
+    shard (`<var>/part_<i>`, each with its own synchronizer; shards cannot be
+    partitioned again). A partitioned variable needs no synchronizer of its
+    own (AutoDist leaves it unset): its shards' configs are carried out.
 
     ```mlir
     #dist.node<"fc1.weight", #dist.allreduce<spec = auto, compressor = none, group = 0>>
+    #dist.node<"emb", partition = #dist.partition<[2, 1]>, parts = [
+        #dist.node<"emb/part_0", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>,
+        #dist.node<"emb/part_1", #dist.ps<server = "localhost:CPU:1", local_replication = false, sync = true, staleness = 0>>]>
     ```
   }];
   let parameters = (ins StringRefParameter<"ONNX name of the variable">:$var_name,
-                        "::mlir::Attribute":$synchronizer);
-  let assemblyFormat = "`<` $var_name `,` $synchronizer `>`";
+                        OptionalParameter<"::mlir::Attribute">:$synchronizer,
+                        OptionalParameter<"PartitionAttr">:$partition,
+                        OptionalParameter<"::mlir::ArrayAttr">:$parts);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Staleness pipeline and the strategy
+//===----------------------------------------------------------------------===//
+
+def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
+  let summary = "Staleness-aware pipelining of communication (SAPipe)";
+  let description = [{
+    The staleness depth (how many steps a gradient may lag), which variables
+    may be stale (partial staleness), and how the lag is compensated, with
+    its λ.
+
+    ```mlir
+    #dist.pipeline<depth = 1, stale = ["fc1.weight"], compensation = delay_compensation, lambda = 5.000000e-01 : f64>
+    ```
+  }];
+  let parameters = (ins "int64_t":$depth, "::mlir::ArrayAttr":$stale,
+                        EnumParameter<Dist_Compensation>:$compensation,
+                        "::mlir::FloatAttr":$lambda);
+  let assemblyFormat = [{
+    `<` `depth` `=` $depth `,` `stale` `=` $stale `,` `compensation` `=`
+    $compensation `,` `lambda` `=` $lambda `>`
+  }];
   let genVerifyDecl = 1;
 }
 
 def Dist_StrategyAttr : Dist_Attr<"Strategy", "strategy"> {
   let summary = "A whole distribution strategy";
   let description = [{
-    AutoDist's `Strategy`: the builder that made it and one node config per
-    trainable variable (each variable at most once).
+    AutoDist's `Strategy`: an id, the data-parallel replica devices
+    (`graph_config.replicas`), one node config per trainable variable (each
+    variable at most once), and optionally the staleness pipeline.
 
     ```mlir
-    #dist.strategy<builder = "allreduce", nodes = [
+    #dist.strategy<id = "allreduce", replicas = ["localhost:CPU:0"], nodes = [
         #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>
     ```
   }];
-  let parameters = (ins StringRefParameter<"builder name">:$builder,
-                        "::mlir::ArrayAttr":$nodes);
-  let assemblyFormat = "`<` `builder` `=` $builder `,` `nodes` `=` $nodes `>`";
+  let parameters = (ins StringRefParameter<"strategy id">:$id,
+                        "::mlir::ArrayAttr":$replicas,
+                        "::mlir::ArrayAttr":$nodes,
+                        OptionalParameter<"PipelineAttr">:$pipeline);
+  let assemblyFormat = [{
+    `<` `id` `=` $id `,` `replicas` `=` $replicas `,` `nodes` `=` $nodes
+    (`,` `pipeline` `=` $pipeline^)? `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The config of `varName`, or null when the strategy has none.

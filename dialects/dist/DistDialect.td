@@ -21,6 +21,7 @@ def Dist_Dialect : Dialect {
     synchronization passes insert into the training step.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (defined in DistAttrs.cpp, where their
     /// storage classes are complete).

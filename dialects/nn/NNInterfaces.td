@@ -58,4 +58,17 @@ def OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
   ];
 }
 
+def SparseAccessOpInterface : OpInterface<"SparseAccessOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that reads some operand sparsely (an embedding lookup reads a few
+    rows of its table), so that operand's gradient is sparse. Strategy
+    builders (Parallax) treat such parameters differently.
+  }];
+  let methods = [
+    InterfaceMethod<"Whether operand `index` is read sparsely.", "bool",
+                    "isSparseOperand", (ins "unsigned":$index)>
+  ];
+}
+
 #endif // AUTODIST_NN_INTERFACES

@@ -44,20 +44,60 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
-  let summary = "Attach a #dist.strategy made by a named strategy builder";
+  let summary = "Attach a #dist.strategy from a named builder or a file";
   let description = [{
-    Runs a strategy builder over the parameters of `@train_step` and
-    attaches the result as the module attribute `dist.strategy`.
-    `allreduce` (AutoDist's AllReduce builder) gives every parameter an
-    all-reduce synchronizer with `group = index / chunk-size`.
+    Runs one of AutoDist's strategy builders over the parameters of
+    `@train_step` (or `@forward`) and the module's `dist.cluster` (this
+    machine when absent), or reads an AutoDist JSON strategy file, and
+    attaches the result as the module attribute `dist.strategy`:
+
+    - `ps`: every variable on the first CPU device's parameter server;
+    - `ps-lb`: each variable on the least-loaded server (bytes, greedy);
+    - `partitioned-ps` / `uneven-ps`: axis 0 split by the smallest divisor /
+      non-divisor of its size, shards on the least-loaded servers;
+    - `allreduce`: all-reduce, `group = index / chunk-size`;
+    - `partitioned-ar` / `random-axis-ar`: axis 0 / a seeded random axis
+      split by its smallest divisor, all-reduce per shard;
+    - `parallax`: sparse gradients on load-balanced servers, dense ones
+      all-reduced.
   }];
   let options = [
     Option<"builder", "builder", "std::string", "\"allreduce\"",
-           "strategy builder (allreduce)">,
+           "strategy builder (ps, ps-lb, partitioned-ps, uneven-ps, allreduce, "
+           "partitioned-ar, random-axis-ar, parallax)">,
+    Option<"strategyFile", "strategy-file", "std::string", "\"\"",
+           "read the strategy from this AutoDist JSON file instead">,
+    Option<"clusterFile", "cluster-file", "std::string", "\"\"",
+           "AutoDist resource spec (YAML) to build for; sets dist.cluster">,
     Option<"chunkSize", "chunk-size", "int64_t", "128",
-           "parameters per all-reduce group (bucket)">
+           "variables per all-reduce group (bucket)">,
+    Option<"spec", "spec", "std::string", "\"\"",
+           "all-reduce spec (auto, nccl, ring); default: the builder's">,
+    Option<"compressor", "compressor", "std::string", "\"none\"",
+           "all-reduce compressor (none, fp16, fp16_ef, powersgd)">,
+    Option<"powersgdRank", "powersgd-rank", "int64_t", "1",
+           "PowerSGD rank">,
+    Option<"localProxy", "local-proxy", "bool", "false",
+           "parameter servers keep a proxy copy per node">,
+    Option<"sync", "sync", "bool", "true", "synchronous parameter servers">,
+    Option<"staleness", "staleness", "int64_t", "0",
+           "parameter-server staleness bound">,
+    Option<"seed", "seed", "uint64_t", "0", "seed of random-axis-ar">
   ];
   let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
+def ExplainStrategy : Pass<"dist-explain", "mlir::ModuleOp"> {
+  let summary = "Print the strategy as a table";
+  let description = [{
+    Prints, for the module's `dist.strategy`, one row per parameter (or
+    shard): name, shape, bytes, synchronizer, shards, placement and group,
+    then the bytes per parameter server and per all-reduce group.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"-\"",
+           "where to write the table (- for stdout)">
+  ];
 }
 
 def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {

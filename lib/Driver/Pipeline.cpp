@@ -26,11 +26,28 @@ void registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-std::string trainingPipeline(const TrainOptions &o) {
-  return llvm::formatv(
-      "autodist-build-train-step{{loss={0} optimizer={1} lr={2} label={3}},"
-      "dist-strategy{{builder={4} chunk-size={5}},dist-synchronize",
-      o.loss, o.optimizer, o.lr, o.label, o.strategy, o.chunkSize);
+LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
+  PassManager pm(module.getContext());
+  BuildTrainStepOptions train;
+  train.loss = o.loss;
+  train.optimizer = o.optimizer;
+  train.lr = o.lr;
+  train.label = o.label;
+  pm.addPass(createBuildTrainStep(train));
+  ApplyStrategyOptions strategy;
+  strategy.builder = o.strategy;
+  strategy.strategyFile = o.strategyFile;
+  strategy.clusterFile = o.clusterFile;
+  strategy.chunkSize = o.chunkSize;
+  strategy.seed = o.seed;
+  pm.addPass(createApplyStrategy(strategy));
+  return pm.run(module);
+}
+
+LogicalResult synchronize(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(createSynchronize());
+  return pm.run(module);
 }
 
 std::string loweringPipeline() {

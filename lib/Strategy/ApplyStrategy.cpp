@@ -1,12 +1,11 @@
-//===- ApplyStrategy.cpp - attach a strategy from a named builder ---------===//
-//
-// Strategy builders after AutoDist's (autodist/strategy/*.py): each maps the
-// trainable variables to node configs. This slice has AllReduce.
-//
-//===----------------------------------------------------------------------===//
+//===- ApplyStrategy.cpp - attach a strategy from a builder or a file -----===//
 
 #include "autodist/Passes.h"
+#include "autodist/Strategy/Builders.h"
+#include "autodist/Strategy/ResourceSpec.h"
+#include "autodist/Strategy/StrategyFile.h"
 #include "dist/DistOps.h"
+#include "nn/NNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -20,55 +19,115 @@ using namespace autodist;
 
 namespace {
 
-/// The ONNX names of the parameters of `func`, in argument order.
-SmallVector<StringRef> parameterNames(func::FuncOp func) {
-  SmallVector<StringRef> names;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto n = func.getArgAttrOfType<StringAttr>(i, "nn.param"))
-      names.push_back(n.getValue());
-  return names;
+/// The function whose parameters are distributed: @train_step, else
+/// @forward.
+func::FuncOp distributedFunction(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>("train_step"))
+    return f;
+  return module.lookupSymbol<func::FuncOp>("forward");
 }
 
-/// AutoDist's AllReduce builder: every variable all-reduced, fused into
-/// groups of `chunkSize` consecutive variables.
-dist::StrategyAttr buildAllReduce(MLIRContext *ctx, ArrayRef<StringRef> params,
-                                  int64_t chunkSize) {
-  SmallVector<Attribute> nodes;
-  for (auto [i, name] : llvm::enumerate(params)) {
-    auto sync = dist::AllReduceSynchronizerAttr::get(
-        ctx, dist::AllReduceSpec::Auto, dist::Compressor::None,
-        static_cast<int64_t>(i) / chunkSize);
-    nodes.push_back(dist::NodeConfigAttr::get(ctx, name, sync));
-  }
-  return dist::StrategyAttr::get(ctx, "allreduce", ArrayAttr::get(ctx, nodes));
+/// Whether some use of `param` reads it sparsely (an embedding lookup), as
+/// the op itself says (SparseAccessOpInterface).
+bool hasSparseUse(Value param) {
+  for (OpOperand &use : param.getUses())
+    if (auto sparse = dyn_cast<nn::SparseAccessOpInterface>(use.getOwner()))
+      if (sparse.isSparseOperand(use.getOperandNumber()))
+        return true;
+  return false;
+}
+
+/// The parameters of `func` in argument order.
+SmallVector<Variable> variables(func::FuncOp func) {
+  SmallVector<Variable> vars;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto n = func.getArgAttrOfType<StringAttr>(i, "nn.param"))
+      vars.push_back({n.getValue().str(),
+                      cast<RankedTensorType>(func.getArgument(i).getType()),
+                      hasSparseUse(func.getArgument(i))});
+  return vars;
 }
 
 struct ApplyStrategyPass
     : public autodist::impl::ApplyStrategyBase<ApplyStrategyPass> {
   using ApplyStrategyBase::ApplyStrategyBase;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    auto step = module.lookupSymbol<func::FuncOp>("train_step");
-    if (!step) {
-      module.emitError("no @train_step to distribute (run "
-                       "autodist-build-train-step first)");
-      return signalPassFailure();
-    }
-    if (chunkSize < 1) {
-      module.emitError("dist-strategy chunk-size must be >= 1, got ")
-          << static_cast<int64_t>(chunkSize);
-      return signalPassFailure();
-    }
-    if (builder != "allreduce") {
-      module.emitError("unknown strategy builder '")
-          << builder << "' (supported: allreduce)";
-      return signalPassFailure();
-    }
-    module->setAttr(
-        "dist.strategy",
-        buildAllReduce(&getContext(), parameterNames(step), chunkSize));
-  }
+  void runOnOperation() override;
+
+private:
+  FailureOr<BuilderOptions> builderOptions(ModuleOp module);
+  FailureOr<dist::ClusterAttr> cluster(ModuleOp module);
 };
+
+FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {
+  BuilderOptions o;
+  o.chunkSize = chunkSize;
+  if (!spec.empty()) {
+    auto s = dist::symbolizeAllReduceSpec(spec);
+    if (!s)
+      return module.emitError("dist-strategy: unknown spec '")
+             << spec << "' (supported: auto, nccl, ring)";
+    o.spec = *s;
+  }
+  auto c = dist::symbolizeCompressor(compressor);
+  if (!c)
+    return module.emitError("dist-strategy: unknown compressor '")
+           << compressor << "' (supported: none, fp16, fp16_ef, powersgd)";
+  o.compressor = *c;
+  o.powersgdRank = powersgdRank;
+  o.localProxy = localProxy;
+  o.sync = sync;
+  o.staleness = staleness;
+  o.seed = seed;
+  return o;
+}
+
+FailureOr<dist::ClusterAttr> ApplyStrategyPass::cluster(ModuleOp module) {
+  if (!clusterFile.empty()) {
+    std::string error;
+    FailureOr<dist::ClusterAttr> c =
+        readResourceSpec(&getContext(), clusterFile, error);
+    if (failed(c))
+      return module.emitError(error);
+    module->setAttr("dist.cluster", *c);
+    return c;
+  }
+  if (auto c = module->getAttrOfType<dist::ClusterAttr>("dist.cluster"))
+    return c;
+  return dist::ClusterAttr::getLocal(&getContext());
+}
+
+void ApplyStrategyPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  func::FuncOp func = distributedFunction(module);
+  if (!func) {
+    module.emitError("no @train_step or @forward to distribute");
+    return signalPassFailure();
+  }
+  FailureOr<dist::ClusterAttr> c = cluster(module);
+  if (failed(c))
+    return signalPassFailure();
+  std::string error;
+  FailureOr<dist::StrategyAttr> strategy = failure();
+  if (!strategyFile.empty()) {
+    strategy = readStrategyFile(&getContext(), strategyFile, error);
+  } else {
+    FailureOr<BuilderOptions> o = builderOptions(module);
+    if (failed(o))
+      return signalPassFailure();
+    strategy = buildStrategy(builder, variables(func), *c, *o, error);
+  }
+  if (failed(strategy)) {
+    module.emitError(error);
+    return signalPassFailure();
+  }
+  module->setAttr("dist.strategy", *strategy);
+  // The strategy must fit the program and the cluster (a file may not).
+  if (failed(strategy->getDialect().verifyOperationAttribute(
+          module,
+          NamedAttribute(StringAttr::get(&getContext(), "dist.strategy"),
+                         *strategy))))
+    return signalPassFailure();
+}
 
 } // namespace

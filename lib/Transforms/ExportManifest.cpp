@@ -71,10 +71,10 @@ json::Value strategyEntry(ModuleOp module) {
     return nullptr;
   std::set<int64_t> groups;
   for (Attribute n : s.getNodes())
-    groups.insert(cast<dist::AllReduceSynchronizerAttr>(
-                      cast<dist::NodeConfigAttr>(n).getSynchronizer())
-                      .getGroup());
-  return json::Object{{"builder", s.getBuilder()},
+    if (auto ar = dyn_cast_or_null<dist::AllReduceSynchronizerAttr>(
+            cast<dist::NodeConfigAttr>(n).getSynchronizer()))
+      groups.insert(ar.getGroup());
+  return json::Object{{"id", s.getId()},
                       {"buckets", static_cast<int64_t>(groups.size())}};
 }
 

@@ -53,7 +53,21 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
           << name.getValue() << "' has no node config in the strategy";
       return WalkResult::interrupt();
     }
-    auto ar = cast<dist::AllReduceSynchronizerAttr>(node.getSynchronizer());
+    if (node.getPartition()) {
+      update->emitOpError("parameter '")
+          << name.getValue()
+          << "' is partitioned; partitioned synchronization is not "
+             "implemented yet";
+      return WalkResult::interrupt();
+    }
+    auto ar = dyn_cast<dist::AllReduceSynchronizerAttr>(node.getSynchronizer());
+    if (!ar) {
+      update->emitOpError("parameter '")
+          << name.getValue()
+          << "' uses a parameter server; parameter-server synchronization is "
+             "not implemented yet";
+      return WalkResult::interrupt();
+    }
     if (ar.getCompressor() != dist::Compressor::None) {
       update->emitOpError("compressor '")
           << dist::stringifyCompressor(ar.getCompressor())

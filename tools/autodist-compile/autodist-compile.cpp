@@ -9,9 +9,14 @@
 #include "autodist/Driver/Pipeline.h"
 #include "autodist/Import/OnnxImporter.h"
 #include "autodist/Passes.h"
+#include "autodist/Strategy/Builders.h"
+#include "autodist/Strategy/ResourceSpec.h"
+#include "autodist/Strategy/StrategyFile.h"
+#include "dist/DistAttrs.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -46,12 +51,35 @@ cl::opt<double>
     lr("lr",
        cl::desc("Default learning rate (the runtime's --lr overrides it)"),
        cl::init(0.01), cl::cat(category));
-cl::opt<std::string> strategy("strategy",
-                              cl::desc("Strategy builder: allreduce"),
-                              cl::init("allreduce"), cl::cat(category));
+cl::opt<std::string>
+    strategy("strategy",
+             cl::desc("Strategy builder: ps, ps-lb, partitioned-ps, uneven-ps, "
+                      "allreduce, partitioned-ar, random-axis-ar, parallax"),
+             cl::init("allreduce"), cl::cat(category));
+cl::opt<std::string>
+    strategyFile("strategy-file",
+                 cl::desc("Read the strategy from an AutoDist JSON file"),
+                 cl::value_desc("S.json"), cl::cat(category));
+cl::opt<std::string>
+    cluster("cluster",
+            cl::desc("AutoDist resource spec (YAML) to build the strategy for"),
+            cl::value_desc("C.yaml"), cl::cat(category));
+cl::opt<std::string>
+    dumpStrategy("dump-strategy",
+                 cl::desc("Also write the strategy as AutoDist JSON"),
+                 cl::value_desc("S.json"), cl::cat(category));
+cl::opt<std::string>
+    writeHostfile("write-hostfile",
+                  cl::desc("Also write an MPI hostfile for --cluster"),
+                  cl::value_desc("hosts"), cl::cat(category));
+cl::opt<bool> explain("explain",
+                      cl::desc("Print the strategy as a table (stdout)"),
+                      cl::cat(category));
 cl::opt<int64_t> chunkSize("chunk-size",
-                           cl::desc("Parameters per all-reduce bucket"),
+                           cl::desc("Parameters per all-reduce group (bucket)"),
                            cl::init(128), cl::cat(category));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random-axis-ar builder"),
+                       cl::init(0), cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"),
                             cl::cat(category));
 cl::list<std::string> inputShapes(
@@ -59,10 +87,12 @@ cl::list<std::string> inputShapes(
     cl::desc("Input shape NAME:D0xD1... (a leading symbolic dim left out "
              "stays dynamic: the per-rank batch)"),
     cl::cat(category));
-enum class Emit { MLIR, LLVM, Obj, Exe };
+enum class Emit { Strategy, MLIR, LLVM, Obj, Exe };
 cl::opt<Emit>
     emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
-         cl::values(clEnumValN(Emit::MLIR, "mlir",
+         cl::values(clEnumValN(Emit::Strategy, "strategy",
+                               "the strategy as AutoDist JSON"),
+                    clEnumValN(Emit::MLIR, "mlir",
                                "MLIR after training and distribution"),
                     clEnumValN(Emit::LLVM, "llvm", "LLVM IR"),
                     clEnumValN(Emit::Obj, "obj", "object file"),
@@ -115,6 +145,34 @@ int writeAtomically(
   }
   return 0;
 }
+autodist::dist::StrategyAttr strategyOf(ModuleOp module) {
+  return module->getAttrOfType<autodist::dist::StrategyAttr>("dist.strategy");
+}
+
+/// --explain, --dump-strategy and --write-hostfile, once the strategy is
+/// attached.
+int writeStrategyOutputs(ModuleOp module) {
+  if (explain) {
+    PassManager pm(module.getContext());
+    pm.addPass(autodist::createExplainStrategy());
+    if (failed(pm.run(module)))
+      return 1;
+  }
+  std::string err;
+  if (!dumpStrategy.empty() &&
+      failed(autodist::writeFileAtomically(
+          dumpStrategy, autodist::printStrategyJSON(strategyOf(module)), err)))
+    return fail(err);
+  if (!writeHostfile.empty()) {
+    auto c = module->getAttrOfType<autodist::dist::ClusterAttr>("dist.cluster");
+    if (!c)
+      return fail("--write-hostfile needs --cluster");
+    if (failed(autodist::writeFileAtomically(writeHostfile,
+                                             autodist::mpiHostfile(c), err)))
+      return fail(err);
+  }
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -156,6 +214,9 @@ int main(int argc, char **argv) {
       &context, (*buffer)->getBuffer(), inputFile, importOptions);
   if (!module)
     return 1;
+  if (!train && (emit == Emit::Strategy || explain || !dumpStrategy.empty() ||
+                 !strategyFile.empty()))
+    return fail("strategies distribute training: add --train");
   if (train) {
     autodist::TrainOptions o;
     o.loss = loss;
@@ -163,11 +224,25 @@ int main(int argc, char **argv) {
     o.label = label;
     o.lr = lr;
     o.strategy = strategy;
+    o.strategyFile = strategyFile;
+    o.clusterFile = cluster;
     o.chunkSize = chunkSize;
+    o.seed = seed;
     progress("building the training step (" + loss + ", " + optimizer +
-             ") and the '" + strategy + "' strategy");
-    if (failed(autodist::runPipeline(*module, autodist::trainingPipeline(o),
-                                     false)))
+             ") and the " +
+             (strategyFile.empty() ? "'" + strategy + "' strategy"
+                                   : "strategy of " + strategyFile));
+    if (failed(autodist::buildTrainingStep(*module, o)))
+      return 1;
+    if (int rc = writeStrategyOutputs(*module))
+      return rc;
+    if (emit == Emit::Strategy)
+      return writeAtomically(
+          outputFile, [&](llvm::StringRef tmp, std::string &err) {
+            return autodist::writeFileAtomically(
+                tmp, autodist::printStrategyJSON(strategyOf(*module)), err);
+          });
+    if (failed(autodist::synchronize(*module)))
       return 1;
   }
   if (emit == Emit::MLIR)

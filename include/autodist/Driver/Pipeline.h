@@ -15,15 +15,24 @@ struct TrainOptions {
   std::string optimizer = "sgd";
   std::string label = "labels";
   double lr = 0.01;
+  /// A builder name, or empty with `strategyFile` set.
   std::string strategy = "allreduce";
+  std::string strategyFile;
+  std::string clusterFile;
   int64_t chunkSize = 128;
+  uint64_t seed = 0;
 };
 
 /// Registers every dialect and interface the tools and pipelines use.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
-/// The pass list (no op anchor) that builds and distributes @train_step.
-std::string trainingPipeline(const TrainOptions &options);
+/// Builds @train_step (autodiff, loss, optimizer) and attaches the strategy
+/// (`dist.strategy`, and `dist.cluster` from a resource spec).
+mlir::LogicalResult buildTrainingStep(mlir::ModuleOp module,
+                                      const TrainOptions &options);
+
+/// Rewrites @train_step to carry out its strategy (dist-synchronize).
+mlir::LogicalResult synchronize(mlir::ModuleOp module);
 
 /// The pass list (no op anchor) from nn/dist on tensors to the LLVM dialect.
 std::string loweringPipeline();

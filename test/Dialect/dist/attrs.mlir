@@ -1,9 +1,31 @@
-// RUN: autodist-opt %s -split-input-file | autodist-opt | FileCheck %s
+// RUN: autodist-opt %s -split-input-file | autodist-opt -split-input-file | FileCheck %s
 
-// CHECK: module attributes {dist.strategy = #dist.strategy<builder = "allreduce", nodes = [#dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>, #dist.node<"b", #dist.allreduce<spec = nccl, compressor = horovod, group = 1>>]>}
-module attributes {dist.strategy = #dist.strategy<builder = "allreduce", nodes = [
-    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
-    #dist.node<"b", #dist.allreduce<spec = nccl, compressor = horovod, group = 1>>]>} {
+// Every strategy attribute round-trips through the printer and the parser.
+
+// CHECK: dist.cluster = #dist.cluster<[#dist.node_spec<address = "10.0.0.1", cpus = [0, 1], gpus = [0, 1], chief = true, bandwidth = 2.500000e+01 : f64>, #dist.node_spec<address = "10.0.0.2", gpus = [0], chief = false, bandwidth = 1.000000e+00 : f64>]>
+// CHECK-SAME: dist.strategy = #dist.strategy<id = "mixed", replicas = ["10.0.0.1:GPU:0", "10.0.0.1:GPU:1", "10.0.0.2:GPU:0"], nodes = [
+// CHECK-SAME: #dist.node<"w", #dist.allreduce<spec = nccl, compressor = powersgd, rank = 4, group = 1>>,
+// CHECK-SAME: #dist.node<"b", #dist.ps<server = "10.0.0.1:CPU:1", local_replication = true, sync = true, staleness = 2>>,
+// CHECK-SAME: #dist.node<"e", partition = #dist.partition<[3, 1], sizes = [2, 1, 1]>, parts = [
+// CHECK-SAME: #dist.node<"e/part_0", #dist.ps<server = "10.0.0.1:CPU:0", local_replication = false, sync = true, staleness = 0>>,
+// CHECK-SAME: #dist.node<"e/part_1", #dist.allreduce<spec = auto, compressor = fp16, group = 0>>,
+// CHECK-SAME: #dist.node<"e/part_2", #dist.allreduce<spec = ring, compressor = fp16_ef, group = 0>>]>],
+// CHECK-SAME: pipeline = <depth = 1, stale = ["w"], compensation = delay_compensation, lambda = 5.000000e-01 : f64>>
+module attributes {
+  dist.cluster = #dist.cluster<[
+    #dist.node_spec<address = "10.0.0.1", cpus = [0, 1], gpus = [0, 1], chief = true, bandwidth = 25.0 : f64>,
+    #dist.node_spec<address = "10.0.0.2", gpus = [0], chief = false, bandwidth = 1.0 : f64>]>,
+  dist.strategy = #dist.strategy<id = "mixed", replicas = ["10.0.0.1:GPU:0", "10.0.0.1:GPU:1", "10.0.0.2:GPU:0"], nodes = [
+    #dist.node<"w", #dist.allreduce<spec = nccl, compressor = powersgd, rank = 4, group = 1>>,
+    #dist.node<"b", #dist.ps<server = "10.0.0.1:CPU:1", local_replication = true, sync = true, staleness = 2>>,
+    #dist.node<"e", partition = #dist.partition<[3, 1], sizes = [2, 1, 1]>, parts = [
+      #dist.node<"e/part_0", #dist.ps<server = "10.0.0.1:CPU:0", local_replication = false, sync = true, staleness = 0>>,
+      #dist.node<"e/part_1", #dist.allreduce<spec = auto, compressor = fp16, group = 0>>,
+      #dist.node<"e/part_2", #dist.allreduce<spec = ring, compressor = fp16_ef, group = 0>>]>],
+    pipeline = #dist.pipeline<depth = 1, stale = ["w"], compensation = delay_compensation, lambda = 0.5 : f64>>} {
+  func.func @forward(%w: tensor<4x3xf32> {nn.param = "w"}, %b: tensor<3xf32> {nn.param = "b"}, %e: tensor<4x8xf32> {nn.param = "e"}) {
+    return
+  }
 }
 
 // -----

@@ -1,34 +1,135 @@
 // RUN: autodist-opt %s -split-input-file -verify-diagnostics
 
+// Attributes on their own.
+
 // expected-error@+1 {{all-reduce group must be >= 0, got -1}}
-module attributes {dist.sync = #dist.allreduce<spec = auto, compressor = none, group = -1>} {
+module attributes {dist.x = #dist.allreduce<spec = auto, compressor = none, group = -1>} {
 }
 
 // -----
 
-// expected-error@+1 {{variable 'w' has more than one node config}}
-module attributes {dist.strategy = #dist.strategy<builder = "x", nodes = [
-    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
-    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>} {
+// expected-error@+1 {{all-reduce compressor 'powersgd' needs rank >= 1, got 0}}
+module attributes {dist.x = #dist.allreduce<spec = auto, compressor = powersgd, group = 0>} {
 }
 
 // -----
 
-// expected-error@+1 {{synchronizer of 'w' must be a #dist.allreduce, got 1 : i64}}
-module attributes {dist.n = #dist.node<"w", 1 : i64>} {
-}
-
-// -----
-
-// expected-error@+1 {{strategy nodes must be #dist.node, got "w"}}
-module attributes {dist.strategy = #dist.strategy<builder = "x", nodes = ["w"]>} {
+// expected-error@+1 {{all-reduce field 'rank' only applies to compressor 'powersgd', not 'fp16'}}
+module attributes {dist.x = #dist.allreduce<spec = auto, compressor = fp16, rank = 2, group = 0>} {
 }
 
 // -----
 
 // expected-error@+2 {{expected ::autodist::dist::AllReduceSpec to be one of: auto, nccl, ring}}
 // expected-error@+1 {{failed to parse Dist_AllReduceSynchronizerAttr parameter 'spec'}}
-module attributes {dist.sync = #dist.allreduce<spec = fast, compressor = none, group = 0>} {
+module attributes {dist.x = #dist.allreduce<spec = fast, compressor = none, group = 0>} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter server field 'staleness' = 2 needs sync = true}}
+module attributes {dist.x = #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = false, staleness = 2>} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter server field 'staleness' must be >= 0, got -1}}
+module attributes {dist.x = #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = -1>} {
+}
+
+// -----
+
+// expected-error@+1 {{partition splits a second axis (axes 0 and 2); only one axis may be split}}
+module attributes {dist.x = #dist.partition<[2, 1, 2]>} {
+}
+
+// -----
+
+// expected-error@+1 {{partition splits no axis (every count is 1)}}
+module attributes {dist.x = #dist.partition<[1, 1]>} {
+}
+
+// -----
+
+// expected-error@+1 {{partition gives 2 shard sizes for 3 shards}}
+module attributes {dist.x = #dist.partition<[3], sizes = [2, 2]>} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'w' field 'parts' has 1 configs for 2 shards}}
+module attributes {dist.x = #dist.node<"w", partition = #dist.partition<[2]>, parts = [
+    #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'w' shard 1 must be named 'w/part_1', got 'w/part_7'}}
+module attributes {dist.x = #dist.node<"w", partition = #dist.partition<[2]>, parts = [
+    #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
+    #dist.node<"w/part_7", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'w' has neither a synchronizer nor a partition}}
+module attributes {dist.x = #dist.node<"w">} {
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'w' field 'synchronizer' must be #dist.allreduce or #dist.ps, got 1 : i64}}
+module attributes {dist.x = #dist.node<"w", 1 : i64>} {
+}
+
+// -----
+
+// expected-error@+1 {{variable 'w' has more than one node config}}
+module attributes {dist.x = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
+    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>} {
+}
+
+// -----
+
+// expected-error@+1 {{pipeline marks 'v' stale, which has no node config}}
+module attributes {dist.x = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.allreduce<spec = auto, compressor = none, group = 0>>],
+    pipeline = #dist.pipeline<depth = 1, stale = ["v"], compensation = none, lambda = 0.0 : f64>>} {
+}
+
+// -----
+
+// expected-error@+1 {{pipeline with depth 0 cannot have stale variables or compensation}}
+module attributes {dist.x = #dist.pipeline<depth = 0, stale = [], compensation = weight_prediction, lambda = 0.0 : f64>} {
+}
+
+// -----
+
+// expected-error@+1 {{a multi-node cluster needs exactly one chief, got 2}}
+module attributes {dist.x = #dist.cluster<[
+    #dist.node_spec<address = "10.0.0.1", cpus = [0], chief = true, bandwidth = 1.0 : f64>,
+    #dist.node_spec<address = "10.0.0.2", cpus = [0], chief = true, bandwidth = 1.0 : f64>]>} {
+}
+
+// -----
+
+// expected-error@+1 {{node 'localhost': localhost is only allowed in a single-node cluster}}
+module attributes {dist.x = #dist.cluster<[
+    #dist.node_spec<address = "localhost", cpus = [0], chief = true, bandwidth = 1.0 : f64>,
+    #dist.node_spec<address = "10.0.0.2", cpus = [0], chief = false, bandwidth = 1.0 : f64>]>} {
+}
+
+// -----
+
+// expected-error@+1 {{node '10.0.0.1' field 'gpus': index 1 is repeated}}
+module attributes {dist.x = #dist.node_spec<address = "10.0.0.1", gpus = [1, 1], chief = true, bandwidth = 1.0 : f64>} {
+}
+
+// -----
+
+// expected-error@+1 {{node '10.0.0.1' field 'network_bandwidth' must be > 0}}
+module attributes {dist.x = #dist.node_spec<address = "10.0.0.1", cpus = [0], chief = true, bandwidth = 0.0 : f64>} {
 }
 
 // -----

@@ -1,0 +1,147 @@
+//===- ExplainStrategy.cpp - the strategy as a table ----------------------===//
+
+#include "autodist/Passes.h"
+#include "dist/DistOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+namespace autodist {
+#define GEN_PASS_DEF_EXPLAINSTRATEGY
+#include "autodist/Passes.h.inc"
+} // namespace autodist
+
+using namespace mlir;
+using namespace autodist;
+using namespace autodist::dist;
+
+namespace {
+
+struct Row {
+  std::string name, shape, sync, placement, group;
+  int64_t bytes = 0, shards = 1;
+};
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+/// Fills the synchronizer columns of `row` and charges its bytes to the
+/// server or group totals.
+void describeSync(Attribute sync, Row &row,
+                  std::map<std::string, int64_t> &perServer,
+                  std::map<int64_t, int64_t> &perGroup) {
+  if (auto ps = dyn_cast_or_null<PSSynchronizerAttr>(sync)) {
+    row.sync = ps.getSync() ? "ps" : "ps-async";
+    if (ps.getStaleness() > 0)
+      row.sync += " stale=" + std::to_string(ps.getStaleness());
+    if (ps.getLocalReplication())
+      row.sync += " proxy";
+    row.placement = ps.getServer().str();
+    perServer[row.placement] += row.bytes;
+  } else if (auto ar = dyn_cast_or_null<AllReduceSynchronizerAttr>(sync)) {
+    row.sync = ("allreduce " + stringifyAllReduceSpec(ar.getSpec())).str();
+    if (ar.getCompressor() != Compressor::None)
+      row.sync += (" " + stringifyCompressor(ar.getCompressor())).str();
+    row.placement = "all ranks";
+    row.group = std::to_string(ar.getGroup());
+    perGroup[ar.getGroup()] += row.bytes;
+  } else {
+    row.sync = "-";
+    row.placement = "(shards)";
+  }
+}
+
+struct ExplainStrategyPass
+    : public autodist::impl::ExplainStrategyBase<ExplainStrategyPass> {
+  using ExplainStrategyBase::ExplainStrategyBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto strategy = module->getAttrOfType<StrategyAttr>("dist.strategy");
+    if (!strategy) {
+      module.emitError("no dist.strategy to explain (run dist-strategy first)");
+      return signalPassFailure();
+    }
+    llvm::StringMap<RankedTensorType> types;
+    for (StringRef fn : {"train_step", "forward"})
+      if (auto f = module.lookupSymbol<func::FuncOp>(fn))
+        for (unsigned i = 0; i < f.getNumArguments(); ++i)
+          if (auto n = f.getArgAttrOfType<StringAttr>(i, "nn.param"))
+            types[n.getValue()] =
+                cast<RankedTensorType>(f.getArgument(i).getType());
+    std::string error;
+    auto out = openOutputFile(output, &error);
+    if (!out) {
+      module.emitError(error);
+      return signalPassFailure();
+    }
+    print(out->os(), strategy, types);
+    out->keep();
+  }
+
+  void print(raw_ostream &os, StrategyAttr strategy,
+             const llvm::StringMap<RankedTensorType> &types) {
+    std::vector<Row> rows;
+    std::map<std::string, int64_t> perServer;
+    std::map<int64_t, int64_t> perGroup;
+    int64_t total = 0;
+    for (Attribute a : strategy.getNodes()) {
+      auto node = cast<NodeConfigAttr>(a);
+      RankedTensorType t = types.lookup(node.getVarName());
+      SmallVector<int64_t> shape(t ? t.getShape() : ArrayRef<int64_t>{});
+      int64_t elemBytes = t ? t.getElementTypeBitWidth() / 8 : 0;
+      Row row{node.getVarName().str(), t ? shapeString(shape) : "?"};
+      row.bytes = t ? t.getNumElements() * elemBytes : 0;
+      total += row.bytes;
+      PartitionAttr p = node.getPartition();
+      row.shards = p ? p.getNumShards() : 1;
+      describeSync(p ? Attribute() : node.getSynchronizer(), row, perServer,
+                   perGroup);
+      rows.push_back(row);
+      if (!p)
+        continue;
+      int64_t axis = p.getAxis();
+      SmallVector<int64_t> sizes =
+          p.shardSizes(t && axis < t.getRank() ? shape[axis] : 0);
+      for (auto [i, part] : llvm::enumerate(node.getParts())) {
+        auto pn = cast<NodeConfigAttr>(part);
+        SmallVector<int64_t> s = shape;
+        if (axis < (int64_t)s.size())
+          s[axis] = sizes[i];
+        int64_t n = 1;
+        for (int64_t d : s)
+          n *= d;
+        Row r{"  " + pn.getVarName().str(), t ? shapeString(s) : "?"};
+        r.bytes = t ? n * elemBytes : 0;
+        describeSync(pn.getSynchronizer(), r, perServer, perGroup);
+        rows.push_back(r);
+      }
+    }
+    os << "strategy '" << strategy.getId() << "', "
+       << strategy.getReplicas().size() << " replica device(s)\n";
+    os << llvm::formatv("{0,-28} {1,-14} {2,12} {3,-22} {4,6} {5,-20} {6,5}\n",
+                        "parameter", "shape", "bytes", "synchronizer", "shards",
+                        "placement", "group");
+    for (const Row &r : rows)
+      os << llvm::formatv(
+          "{0,-28} {1,-14} {2,12} {3,-22} {4,6} {5,-20} {6,5}\n", r.name,
+          r.shape, r.bytes, r.sync, r.shards, r.placement, r.group);
+    os << llvm::formatv("total: {0} parameters, {1} bytes\n",
+                        strategy.getNodes().size(), total);
+    for (auto &[server, bytes] : perServer)
+      os << llvm::formatv("server {0}: {1} bytes\n", server, bytes);
+    for (auto &[group, bytes] : perGroup)
+      os << llvm::formatv("all-reduce group {0}: {1} bytes\n", group, bytes);
+  }
+};
+
+} // namespace
