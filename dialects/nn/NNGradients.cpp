@@ -72,6 +72,9 @@ LogicalResult GemmOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 
 LogicalResult MatMulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                  SmallVectorImpl<Value> &operandGrads) {
+  if (typeOf(getA()).getRank() != 2 || typeOf(getB()).getRank() != 2)
+    return emitOpError("gradient of a matmul with non-2-D operands is not "
+                       "supported yet");
   Value g = resultGrads[0];
   operandGrads.assign({gemm(b, getLoc(), g, getB(), false, true, 1.0f),
                        gemm(b, getLoc(), getA(), g, true, false, 1.0f)});

@@ -10,9 +10,13 @@
 #include "nn/NNShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <limits>
 
@@ -108,11 +112,116 @@ Results GemmOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{out};
 }
 
+/// Reads a broadcast batch dim `j` of an operand with `nBatch` batch dims
+/// inside an iteration space whose first `resultBatch.size()` dims are the
+/// result's batch dims: aligned right; a static 1 broadcast reads index 0.
+static AffineExpr batchExpr(MLIRContext *ctx, ArrayRef<int64_t> operandBatch,
+                            ArrayRef<int64_t> resultBatch, int64_t j) {
+  int64_t i = j + (resultBatch.size() - operandBatch.size());
+  if (operandBatch[j] == 1 && resultBatch[i] != 1)
+    return getAffineConstantExpr(0, ctx);
+  return getAffineDimExpr(i, ctx);
+}
+
+/// numpy matmul as one linalg.generic contraction: iteration dims are the
+/// result's batch dims, then m (if `a` is N-D), n (if `b` is N-D), then k.
+static Value buildGenericMatmul(OpBuilder &b, Location loc, Value x, Value y,
+                                RankedTensorType type) {
+  MLIRContext *ctx = b.getContext();
+  auto xt = typeOf(x), yt = typeOf(y);
+  bool hasM = xt.getRank() >= 2, hasN = yt.getRank() >= 2;
+  ArrayRef<int64_t> xBatch = xt.getShape().drop_back(hasM ? 2 : 1);
+  ArrayRef<int64_t> yBatch = yt.getShape().drop_back(hasN ? 2 : 1);
+  int64_t nBatch = type.getRank() - hasM - hasN;
+  ArrayRef<int64_t> rBatch = type.getShape().take_front(nBatch);
+  int64_t nLoops = type.getRank() + 1;
+  AffineExpr m = getAffineDimExpr(nBatch, ctx);
+  AffineExpr n = getAffineDimExpr(nBatch + hasM, ctx);
+  AffineExpr k = getAffineDimExpr(nLoops - 1, ctx);
+  SmallVector<AffineExpr> xe, ye, oe;
+  for (int64_t j = 0; j < (int64_t)xBatch.size(); ++j)
+    xe.push_back(batchExpr(ctx, xBatch, rBatch, j));
+  if (hasM)
+    xe.push_back(m);
+  xe.push_back(k);
+  for (int64_t j = 0; j < (int64_t)yBatch.size(); ++j)
+    ye.push_back(batchExpr(ctx, yBatch, rBatch, j));
+  ye.push_back(k);
+  if (hasN)
+    ye.push_back(n);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    oe.push_back(getAffineDimExpr(i, ctx));
+  // Dynamic result dims: a non-broadcast batch dim of either operand, or m
+  // of x, or n of y.
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    if (i >= nBatch) {
+      bool isM = hasM && i == nBatch;
+      dyn.push_back(isM ? tensor::DimOp::create(b, loc, x, xt.getRank() - 2)
+                        : tensor::DimOp::create(b, loc, y, yt.getRank() - 1));
+      continue;
+    }
+    int64_t jx = i - (nBatch - (int64_t)xBatch.size());
+    int64_t jy = i - (nBatch - (int64_t)yBatch.size());
+    if (jx >= 0 && xt.isDynamicDim(jx))
+      dyn.push_back(tensor::DimOp::create(b, loc, x, jx));
+    else
+      dyn.push_back(tensor::DimOp::create(b, loc, y, jy));
+  }
+  Value init = zeros(
+      b, loc,
+      tensor::EmptyOp::create(b, loc, type.getShape(), b.getF32Type(), dyn));
+  SmallVector<utils::IteratorType> iters(nLoops - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = {AffineMap::get(nLoops, 0, xe, ctx),
+                                 AffineMap::get(nLoops, 0, ye, ctx),
+                                 AffineMap::get(nLoops, 0, oe, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{x, y}, ValueRange{init}, maps,
+             iters,
+             [](OpBuilder &nb, Location l, ValueRange a) {
+               Value p = arith::MulFOp::create(nb, l, a[0], a[1]);
+               linalg::YieldOp::create(
+                   nb, l, ValueRange{arith::AddFOp::create(nb, l, a[2], p)});
+             })
+      .getResult(0);
+}
+
 Results MatMulOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
-  Value empty = emptyMatrix(b, loc, getType(), getA(), false, getB(), false);
-  return SmallVector<Value>{
-      buildMatmul(b, loc, getA(), getB(), false, false, zeros(b, loc, empty))};
+  Value x = getA(), y = getB();
+  auto xt = typeOf(x), yt = typeOf(y);
+  RankedTensorType type = getType();
+  if (xt.getRank() == 2 && yt.getRank() == 2) {
+    Value empty = emptyMatrix(b, loc, type, x, false, y, false);
+    return SmallVector<Value>{
+        buildMatmul(b, loc, x, y, false, false, zeros(b, loc, empty))};
+  }
+  // [B..., M, K] x [K, N]: one 2-D matmul on [B*...*M, K] (BLAS later).
+  if (xt.getRank() > 2 && yt.getRank() == 2 &&
+      xt.getNumDynamicDims() - xt.isDynamicDim(xt.getRank() - 1) <= 1) {
+    int64_t r = xt.getRank();
+    SmallVector<ReassociationIndices> re = {
+        llvm::to_vector(llvm::seq<int64_t>(0, r - 1)), {r - 1}};
+    int64_t rows = 1;
+    for (int64_t d : xt.getShape().drop_back())
+      rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows)
+                 ? ShapedType::kDynamic
+                 : rows * d;
+    auto x2Type =
+        RankedTensorType::get({rows, xt.getDimSize(r - 1)}, b.getF32Type());
+    Value x2 = tensor::CollapseShapeOp::create(b, loc, x2Type, x, re);
+    auto out2Type =
+        RankedTensorType::get({rows, yt.getDimSize(1)}, b.getF32Type());
+    Value empty = emptyMatrix(b, loc, out2Type, x2, false, y, false);
+    Value mm = buildMatmul(b, loc, x2, y, false, false, zeros(b, loc, empty));
+    return SmallVector<Value>{
+        tensor::ExpandShapeOp::create(b, loc, type, mm, re).getResult()};
+  }
+  return SmallVector<Value>{buildGenericMatmul(b, loc, x, y, type)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -136,6 +245,188 @@ Results SubOp::lowerToLinalg(OpBuilder &b) {
 }
 Results MulOp::lowerToLinalg(OpBuilder &b) {
   return lowerBinary<arith::MulFOp>(b, *this);
+}
+
+Results DivOp::lowerToLinalg(OpBuilder &b) {
+  return lowerBinary<arith::DivFOp>(b, *this);
+}
+Results PowOp::lowerToLinalg(OpBuilder &b) {
+  return lowerBinary<math::PowFOp>(b, *this);
+}
+
+/// An elementwise op of one operand with the given scalar body.
+static Results
+lowerUnary(OpBuilder &b, Operation *op,
+           function_ref<Value(OpBuilder &, Location, Value)> body) {
+  return SmallVector<Value>{buildElementwise(
+      b, op->getLoc(), cast<RankedTensorType>(op->getResult(0).getType()),
+      op->getOperands(), [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return body(nb, l, a[0]);
+      })};
+}
+
+Results SqrtOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return math::SqrtOp::create(nb, l, x);
+  });
+}
+Results NegOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return arith::NegFOp::create(nb, l, x);
+  });
+}
+Results ExpOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return math::ExpOp::create(nb, l, x);
+  });
+}
+Results LogOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return math::LogOp::create(nb, l, x);
+  });
+}
+Results TanhOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return math::TanhOp::create(nb, l, x);
+  });
+}
+
+static Value sigmoid(OpBuilder &b, Location l, Value x) {
+  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  Value one = f32Const(b, l, 1.0f);
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+}
+
+Results SigmoidOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, sigmoid);
+}
+
+/// erf(x) in arith ops (math.erf has no LLVM lowering): the rational
+/// approximation of Eigen/XLA on x clamped to [-4, 4] (erf is +-1 in f32
+/// beyond), within 4e-7 relative of erf.
+static Value buildErf(OpBuilder &b, Location l, Value x) {
+  static const float alpha[] = {-2.72614225801306e-10f, 2.77068142495902e-08f,
+                                -2.10102402082508e-06f, -5.69250639462346e-05f,
+                                -7.34990630326855e-04f, -2.95459980854025e-03f,
+                                -1.60960333262415e-02f};
+  static const float beta[] = {-1.45660718464996e-05f, -2.13374055278905e-04f,
+                               -1.68282697438203e-03f, -7.37332916720468e-03f,
+                               -1.42647390514189e-02f};
+  Value c = arith::MinimumFOp::create(
+      b, l, arith::MaximumFOp::create(b, l, x, f32Const(b, l, -4.0f)),
+      f32Const(b, l, 4.0f));
+  Value x2 = arith::MulFOp::create(b, l, c, c);
+  auto horner = [&](ArrayRef<float> coeffs) {
+    Value acc = f32Const(b, l, coeffs[0]);
+    for (float k : coeffs.drop_front())
+      acc = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, acc, x2),
+                                  f32Const(b, l, k));
+    return acc;
+  };
+  Value p = arith::MulFOp::create(b, l, horner(alpha), c);
+  return arith::DivFOp::create(b, l, p, horner(beta));
+}
+
+Results ErfOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, buildErf);
+}
+
+Results LeakyReluOp::lowerToLinalg(OpBuilder &b) {
+  float alpha = getAlpha().convertToFloat();
+  return lowerUnary(b, *this, [&](OpBuilder &nb, Location l, Value x) -> Value {
+    Value neg = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, x,
+                                      f32Const(nb, l, 0.0f));
+    Value scaled = arith::MulFOp::create(nb, l, x, f32Const(nb, l, alpha));
+    return arith::SelectOp::create(nb, l, neg, scaled, x);
+  });
+}
+
+Results GeluOp::lowerToLinalg(OpBuilder &b) {
+  bool useTanh = getApproximate() == "tanh";
+  return lowerUnary(b, *this, [&](OpBuilder &nb, Location l, Value x) -> Value {
+    Value inner;
+    if (useTanh) {
+      // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+      Value x3 =
+          arith::MulFOp::create(nb, l, x, arith::MulFOp::create(nb, l, x, x));
+      Value s = arith::AddFOp::create(
+          nb, l, x,
+          arith::MulFOp::create(nb, l, x3, f32Const(nb, l, 0.044715f)));
+      inner = math::TanhOp::create(
+          nb, l,
+          arith::MulFOp::create(nb, l, s,
+                                f32Const(nb, l, 0.7978845608028654f)));
+    } else {
+      inner = buildErf(nb, l,
+                       arith::MulFOp::create(
+                           nb, l, x, f32Const(nb, l, 0.7071067811865476f)));
+    }
+    Value half = arith::MulFOp::create(nb, l, x, f32Const(nb, l, 0.5f));
+    return arith::MulFOp::create(
+        nb, l, half,
+        arith::AddFOp::create(nb, l, inner, f32Const(nb, l, 1.0f)));
+  });
+}
+
+Results EqualOp::lowerToLinalg(OpBuilder &b) {
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (isa<FloatType>(a[0].getType()))
+          return arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, a[0],
+                                       a[1]);
+        return arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[0],
+                                     a[1]);
+      })};
+}
+
+Results WhereOp::lowerToLinalg(OpBuilder &b) {
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return arith::SelectOp::create(nb, l, a[0], a[1], a[2]);
+      })};
+}
+
+/// Converts a scalar between f32, i64 and i1 with ONNX Cast semantics.
+static Value castScalar(OpBuilder &b, Location l, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isSignlessInteger(1)) {
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v,
+                                   f32Const(b, l, 0.0f));
+    Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, zero);
+  }
+  bool fromBool = from.isSignlessInteger(1);
+  if (isa<FloatType>(to))
+    return fromBool ? arith::UIToFPOp::create(b, l, to, v).getResult()
+                    : arith::SIToFPOp::create(b, l, to, v).getResult();
+  if (isa<FloatType>(from))
+    return arith::FPToSIOp::create(b, l, to, v);
+  return arith::ExtUIOp::create(b, l, to, v); // i1 -> i64
+}
+
+Results CastOp::lowerToLinalg(OpBuilder &b) {
+  if (getInput().getType() == getType())
+    return SmallVector<Value>{getInput()};
+  Type to = getTo();
+  return SmallVector<Value>{
+      buildElementwise(b, getLoc(), getType(), {getInput()},
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return castScalar(nb, l, a[0], to);
+                       })};
+}
+
+Results DropoutOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  auto maskType = cast<RankedTensorType>(getMask().getType());
+  Value empty = emptyLike(b, loc, maskType, {getInput()});
+  Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value mask = linalg::FillOp::create(b, loc, trueV, empty).getResult(0);
+  return SmallVector<Value>{getInput(), mask};
 }
 
 Results ReluOp::lowerToLinalg(OpBuilder &b) {
@@ -195,14 +486,221 @@ static Value addF(OpBuilder &b, Location l, Value x, Value y) {
   return arith::AddFOp::create(b, l, x, y);
 }
 
+static Value maxF(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::MaximumFOp::create(b, l, x, y);
+}
+
+/// The number of elements in `dims` of `input`, as an f32 scalar.
+static Value countF32(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<int64_t> dims) {
+  auto t = typeOf(input);
+  int64_t n = 1;
+  Value dyn;
+  for (int64_t d : dims) {
+    if (!t.isDynamicDim(d)) {
+      n *= t.getDimSize(d);
+      continue;
+    }
+    Value v = tensor::DimOp::create(b, loc, input, d);
+    dyn = dyn ? arith::MulIOp::create(b, loc, dyn, v).getResult() : v;
+  }
+  Value count = f32Const(b, loc, static_cast<float>(n));
+  if (!dyn)
+    return count;
+  Value d64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), dyn);
+  Value df = arith::SIToFPOp::create(b, loc, b.getF32Type(), d64);
+  return arith::MulFOp::create(b, loc, df, count);
+}
+
 Results ReduceSumOp::lowerToLinalg(OpBuilder &b) {
-  int64_t rank = typeOf(getInput()).getRank();
-  SmallVector<int64_t> dims;
-  for (int64_t a : getAxes())
-    dims.push_back(a < 0 ? a + rank : a);
-  llvm::sort(dims);
+  SmallVector<int64_t> dims = getReducedDims();
+  if (dims.empty())
+    return SmallVector<Value>{getInput()};
   Value sum = buildReduction(b, getLoc(), getInput(), dims, 0.0f, addF);
   return lowerReshape(b, *this, sum);
+}
+
+Results ReduceMeanOp::lowerToLinalg(OpBuilder &b) {
+  SmallVector<int64_t> dims = getReducedDims();
+  if (dims.empty())
+    return SmallVector<Value>{getInput()};
+  Location loc = getLoc();
+  Value sum = buildReduction(b, loc, getInput(), dims, 0.0f, addF);
+  Value count = countF32(b, loc, getInput(), dims);
+  Value mean =
+      buildElementwise(b, loc, typeOf(sum), {sum},
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return arith::DivFOp::create(nb, l, a[0], count);
+                       });
+  return lowerReshape(b, *this, mean);
+}
+
+Results ReduceMaxOp::lowerToLinalg(OpBuilder &b) {
+  SmallVector<int64_t> dims = getReducedDims();
+  if (dims.empty())
+    return SmallVector<Value>{getInput()};
+  Value max = buildReduction(b, getLoc(), getInput(), dims,
+                             -std::numeric_limits<float>::infinity(), maxF);
+  return lowerReshape(b, *this, max);
+}
+
+Results TransposeOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  SmallVector<Value> dyn;
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, getInput(), p));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dyn);
+  return SmallVector<Value>{
+      linalg::TransposeOp::create(b, loc, getInput(), init, getPerm())
+          .getResult()[0]};
+}
+
+Results SqueezeOp::lowerToLinalg(OpBuilder &b) {
+  return lowerReshape(b, *this, getInput());
+}
+
+Results UnsqueezeOp::lowerToLinalg(OpBuilder &b) {
+  return lowerReshape(b, *this, getInput());
+}
+
+/// Each operand is copied (linalg.copy, which becomes loops) into its slice
+/// of the result: the extract/insert pairs bufferize in place, where
+/// tensor.concat would copy strided slices through a runtime call.
+Results ConcatOp::lowerToLinalg(OpBuilder &b) {
+  if (getInputs().size() == 1)
+    return SmallVector<Value>{getInputs()[0]};
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  int64_t rank = type.getRank();
+  int64_t axis = getAxis();
+  if (axis < 0)
+    axis += rank;
+  // Dynamic result dims: the axis dim is the sum of the operands', any
+  // other is read from the first operand where it is dynamic.
+  auto dimOf = [&](Value v, int64_t d) -> OpFoldResult {
+    auto t = typeOf(v);
+    if (!t.isDynamicDim(d))
+      return b.getIndexAttr(t.getDimSize(d));
+    return tensor::DimOp::create(b, loc, v, d).getResult();
+  };
+  auto addIndex = [&](OpFoldResult x, OpFoldResult y) -> OpFoldResult {
+    auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx + *cy);
+    if (cx == 0)
+      return y;
+    if (cy == 0)
+      return x;
+    return arith::AddIOp::create(b, loc,
+                                 getValueOrCreateConstantIndexOp(b, loc, x),
+                                 getValueOrCreateConstantIndexOp(b, loc, y))
+        .getResult();
+  };
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    if (i == axis) {
+      OpFoldResult total = b.getIndexAttr(0);
+      for (Value v : getInputs())
+        total = addIndex(total, dimOf(v, i));
+      dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, total));
+      continue;
+    }
+    for (Value v : getInputs()) {
+      if (typeOf(v).isDynamicDim(i)) {
+        dyn.push_back(tensor::DimOp::create(b, loc, v, i));
+        break;
+      }
+    }
+  }
+  Value out = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                      type.getElementType(), dyn);
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (Value v : getInputs()) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets[axis] = offset;
+    SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(dimOf(v, i));
+    Value slice = tensor::ExtractSliceOp::create(b, loc, typeOf(v), out,
+                                                 offsets, sizes, strides);
+    Value copied =
+        linalg::CopyOp::create(b, loc, ValueRange{v}, ValueRange{slice})
+            .getResult(0);
+    out = tensor::InsertSliceOp::create(b, loc, copied, out, offsets, sizes,
+                                        strides);
+    offset = addIndex(offset, sizes[axis]);
+  }
+  return SmallVector<Value>{out};
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, LogSoftmax
+//===----------------------------------------------------------------------===//
+
+/// exp(x - max) / sum or x - max - log(sum) along `axis`, with the
+/// reductions read back through maps that drop `axis`.
+static Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis,
+                          bool log) {
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  if (axis < 0)
+    axis += rank;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      kept.push_back(getAffineDimExpr(i, ctx));
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap red = AffineMap::get(rank, 0, kept, ctx);
+  SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+  auto generic =
+      [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
+          function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+        SmallVector<AffineMap> maps(inMaps);
+        maps.push_back(id);
+        return linalg::GenericOp::create(
+                   b, loc, TypeRange{type}, ins,
+                   ValueRange{emptyLike(b, loc, type, {x})}, maps, par,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     linalg::YieldOp::create(
+                         nb, l, ValueRange{body(nb, l, a.drop_back())});
+                   })
+            .getResult(0);
+      };
+  Value max = buildReduction(b, loc, x, {axis},
+                             -std::numeric_limits<float>::infinity(), maxF);
+  Value e = generic({x, max}, {id, red},
+                    [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                      return math::ExpOp::create(nb, l, d);
+                    });
+  Value sum = buildReduction(b, loc, e, {axis}, 0.0f, addF);
+  if (!log)
+    return generic({e, sum}, {id, red},
+                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                     return arith::DivFOp::create(nb, l, a[0], a[1]);
+                   });
+  return generic({x, max, sum}, {id, red, red},
+                 [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                   return arith::SubFOp::create(
+                       nb, l, d, math::LogOp::create(nb, l, a[2]));
+                 });
+}
+
+Results SoftmaxOp::lowerToLinalg(OpBuilder &b) {
+  return SmallVector<Value>{
+      buildSoftmax(b, getLoc(), getInput(), getAxis(), false)};
+}
+
+Results LogSoftmaxOp::lowerToLinalg(OpBuilder &b) {
+  return SmallVector<Value>{
+      buildSoftmax(b, getLoc(), getInput(), getAxis(), true)};
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,7 +12,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/Sequence.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace autodist::nn;
@@ -22,6 +24,10 @@ using namespace autodist::nn;
 namespace {
 RankedTensorType f32Tensor(MLIRContext *ctx, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, Float32Type::get(ctx));
+}
+
+RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type elementType) {
+  return RankedTensorType::get(shape, elementType);
 }
 
 RankedTensorType rankedType(Value v) {
@@ -98,14 +104,31 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *ctx,
                                          SmallVectorImpl<Type> &results) {
   Adaptor op(operands, attrs, props);
   auto a = rankedType(op.getA()), b = rankedType(op.getB());
-  if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOptionalError(loc, "nn.matmul supports 2-D operands only, got ",
+  if (a.getRank() < 1 || b.getRank() < 1)
+    return emitOptionalError(loc,
+                             "nn.matmul operands must be at least 1-D, "
+                             "got ",
                              a.getRank(), "-D and ", b.getRank(), "-D");
-  if (!dimsCompatible(a.getDimSize(1), b.getDimSize(0)))
-    return emitOptionalError(
-        loc, "nn.matmul inner dims differ: ", shapeStr(a.getShape()), " x ",
-        shapeStr(b.getShape()));
-  results.push_back(f32Tensor(ctx, {a.getDimSize(0), b.getDimSize(1)}));
+  // numpy matmul: a 1-D a is [1, K] and a 1-D b is [K, 1], the unit dim
+  // dropped from the result; leading dims broadcast.
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+  int64_t ka = as.back();
+  int64_t kb = bs.size() == 1 ? bs[0] : bs[bs.size() - 2];
+  if (!dimsCompatible(ka, kb))
+    return emitOptionalError(loc, "nn.matmul inner dims differ: ", shapeStr(as),
+                             " x ", shapeStr(bs));
+  ArrayRef<int64_t> aBatch = as.drop_back(std::min<size_t>(as.size(), 2));
+  ArrayRef<int64_t> bBatch = bs.drop_back(std::min<size_t>(bs.size(), 2));
+  auto batch = broadcastShapes(aBatch, bBatch);
+  if (failed(batch))
+    return emitOptionalError(loc, "nn.matmul batch dims do not broadcast: ",
+                             shapeStr(as), " x ", shapeStr(bs));
+  SmallVector<int64_t> out = *batch;
+  if (as.size() >= 2)
+    out.push_back(as[as.size() - 2]);
+  if (bs.size() >= 2)
+    out.push_back(bs.back());
+  results.push_back(f32Tensor(ctx, out));
   return success();
 }
 
@@ -141,11 +164,136 @@ static LogicalResult inferBroadcast(MLIRContext *ctx,
 NN_BINARY_OP(AddOp, "nn.add")
 NN_BINARY_OP(SubOp, "nn.sub")
 NN_BINARY_OP(MulOp, "nn.mul")
+NN_BINARY_OP(DivOp, "nn.div")
+NN_BINARY_OP(PowOp, "nn.pow")
 #undef NN_BINARY_OP
 
 //===----------------------------------------------------------------------===//
 // Unary ops
 //===----------------------------------------------------------------------===//
+
+LogicalResult LeakyReluOp::verify() {
+  if (!std::isfinite(getAlpha().convertToFloat()))
+    return emitOpError("alpha must be finite");
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison, select, cast, dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult EqualOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &results) {
+  auto l = rankedType(operands[0]), r = rankedType(operands[1]);
+  if (l.getElementType() != r.getElementType())
+    return emitOptionalError(loc,
+                             "nn.equal operands have different element "
+                             "types: ",
+                             l.getElementType(), " and ", r.getElementType());
+  auto shape = broadcastShapes(l.getShape(), r.getShape());
+  if (failed(shape))
+    return emitOptionalError(
+        loc, "nn.equal operands do not broadcast: ", shapeStr(l.getShape()),
+        " and ", shapeStr(r.getShape()));
+  results.push_back(tensorOf(*shape, IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult EqualOp::verify() { return success(); }
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &results) {
+  auto c = rankedType(operands[0]), x = rankedType(operands[1]),
+       y = rankedType(operands[2]);
+  if (x.getElementType() != y.getElementType())
+    return emitOptionalError(loc,
+                             "nn.where x and y have different element "
+                             "types: ",
+                             x.getElementType(), " and ", y.getElementType());
+  auto xy = broadcastShapes(x.getShape(), y.getShape());
+  FailureOr<SmallVector<int64_t>> shape = failure();
+  if (succeeded(xy))
+    shape = broadcastShapes(c.getShape(), *xy);
+  if (failed(shape))
+    return emitOptionalError(
+        loc, "nn.where operands do not broadcast: ", shapeStr(c.getShape()),
+        ", ", shapeStr(x.getShape()), " and ", shapeStr(y.getShape()));
+  results.push_back(tensorOf(*shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult WhereOp::verify() { return success(); }
+
+/// The element types nn.cast converts between.
+static bool isCastType(Type t) {
+  return t.isF32() || t.isSignlessInteger(64) || t.isSignlessInteger(1);
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       ValueRange operands,
+                                       DictionaryAttr attrs,
+                                       OpaqueProperties props, RegionRange,
+                                       SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  Type to = op.getTo();
+  if (!isCastType(to))
+    return emitOptionalError(loc, "nn.cast to ", to,
+                             " is not supported (f32, i64 or i1)");
+  results.push_back(tensorOf(rankedType(op.getInput()).getShape(), to));
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (!isCastType(getTo()))
+    return emitOpError("cannot cast to ") << getTo() << " (f32, i64 or i1)";
+  return success();
+}
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location>,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
+  auto t = rankedType(operands[0]);
+  results.push_back(t);
+  results.push_back(tensorOf(t.getShape(), IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult DropoutOp::verify() { return success(); }
+
+//===----------------------------------------------------------------------===//
+// Softmax, LogSoftmax
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError("axis ")
+           << axis << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
 
 //===----------------------------------------------------------------------===//
 // FlattenOp
@@ -245,29 +393,51 @@ LogicalResult ReshapeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ReduceSumOp
+// Reductions
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *ctx,
-                                            std::optional<Location> loc,
-                                            ValueRange operands,
-                                            DictionaryAttr attrs,
-                                            OpaqueProperties props, RegionRange,
-                                            SmallVectorImpl<Type> &results) {
-  Adaptor op(operands, attrs, props);
+/// Normalizes `axes` against `rank`: non-negative, sorted, unique.
+static FailureOr<SmallVector<int64_t>>
+normalizeAxes(std::optional<Location> loc, StringRef opName,
+              ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank)
+      return emitOptionalError(loc, opName, " axis ", a,
+                               " is out of range for rank ", rank);
+    int64_t n = a < 0 ? a + rank : a;
+    if (llvm::is_contained(out, n))
+      return emitOptionalError(loc, opName, " axis ", a, " is repeated");
+    out.push_back(n);
+  }
+  llvm::sort(out);
+  return out;
+}
+
+/// The reduced dims of a reduction with ONNX's empty-axes rules.
+static SmallVector<int64_t> reducedDims(ArrayRef<int64_t> normalized,
+                                        int64_t rank, bool noop) {
+  if (!normalized.empty() || noop)
+    return SmallVector<int64_t>(normalized);
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+}
+
+template <typename OpTy>
+static LogicalResult inferReduce(MLIRContext *ctx, std::optional<Location> loc,
+                                 ValueRange operands, DictionaryAttr attrs,
+                                 OpaqueProperties props,
+                                 SmallVectorImpl<Type> &results) {
+  typename OpTy::Adaptor op(operands, attrs, props);
   auto in = rankedType(op.getInput()).getShape();
   int64_t rank = in.size();
-  llvm::SmallSet<int64_t, 4> axes;
-  for (int64_t a : op.getAxes()) {
-    if (a < -rank || a >= rank)
-      return emitOptionalError(loc, "nn.reduce_sum axis ", a,
-                               " is out of range for rank ", rank);
-    if (!axes.insert(a < 0 ? a + rank : a).second)
-      return emitOptionalError(loc, "nn.reduce_sum axis ", a, " is repeated");
-  }
+  auto axes = normalizeAxes(loc, OpTy::getOperationName(), op.getAxes(), rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> dims =
+      reducedDims(*axes, rank, op.getNoopWithEmptyAxes());
   SmallVector<int64_t> out;
   for (int64_t i = 0; i < rank; ++i) {
-    if (!axes.contains(i))
+    if (!llvm::is_contained(dims, i))
       out.push_back(in[i]);
     else if (op.getKeepdims())
       out.push_back(1);
@@ -276,7 +446,156 @@ LogicalResult ReduceSumOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-LogicalResult ReduceSumOp::verify() { return success(); }
+#define NN_REDUCE_OP(CLASS)                                                    \
+  LogicalResult CLASS::inferReturnTypes(                                       \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
+      DictionaryAttr attrs, OpaqueProperties props, RegionRange,               \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferReduce<CLASS>(ctx, loc, operands, attrs, props, results);      \
+  }                                                                            \
+  LogicalResult CLASS::verify() { return success(); }                          \
+  SmallVector<int64_t> CLASS::getReducedDims() {                               \
+    int64_t rank = getInput().getType().getRank();                             \
+    auto axes = normalizeAxes(std::nullopt, "", getAxes(), rank);              \
+    return reducedDims(succeeded(axes) ? *axes : SmallVector<int64_t>(), rank, \
+                       getNoopWithEmptyAxes());                                \
+  }
+NN_REDUCE_OP(ReduceSumOp)
+NN_REDUCE_OP(ReduceMeanOp)
+NN_REDUCE_OP(ReduceMaxOp)
+#undef NN_REDUCE_OP
+
+//===----------------------------------------------------------------------===//
+// TransposeOp, SqueezeOp, UnsqueezeOp, ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr attrs,
+                                            OpaqueProperties props, RegionRange,
+                                            SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto in = rankedType(op.getInput());
+  ArrayRef<int64_t> perm = op.getPerm();
+  int64_t rank = in.getRank();
+  if ((int64_t)perm.size() != rank)
+    return emitOptionalError(loc, "nn.transpose perm has ", perm.size(),
+                             " entries for rank ", rank);
+  SmallVector<int64_t> out;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOptionalError(loc,
+                               "nn.transpose perm is not a permutation "
+                               "of 0..",
+                               rank - 1);
+    seen[p] = true;
+    out.push_back(in.getDimSize(p));
+  }
+  results.push_back(tensorOf(out, in.getElementType()));
+  return success();
+}
+
+LogicalResult TransposeOp::verify() { return success(); }
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          ValueRange operands,
+                                          DictionaryAttr attrs,
+                                          OpaqueProperties props, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto in = rankedType(op.getInput());
+  auto axes = normalizeAxes(loc, "nn.squeeze", op.getAxes(), in.getRank());
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    if (!llvm::is_contained(*axes, i)) {
+      out.push_back(in.getDimSize(i));
+      continue;
+    }
+    if (in.getDimSize(i) != 1)
+      return emitOptionalError(loc, "nn.squeeze dim ", i, " of ",
+                               shapeStr(in.getShape()), " is not a static 1");
+  }
+  results.push_back(tensorOf(out, in.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::verify() { return success(); }
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr attrs,
+                                            OpaqueProperties props, RegionRange,
+                                            SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto in = rankedType(op.getInput());
+  int64_t outRank = in.getRank() + op.getAxes().size();
+  auto axes = normalizeAxes(loc, "nn.unsqueeze", op.getAxes(), outRank);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> out;
+  int64_t j = 0;
+  for (int64_t i = 0; i < outRank; ++i)
+    out.push_back(llvm::is_contained(*axes, i) ? 1 : in.getDimSize(j++));
+  results.push_back(tensorOf(out, in.getElementType()));
+  return success();
+}
+
+LogicalResult UnsqueezeOp::verify() { return success(); }
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         ValueRange operands,
+                                         DictionaryAttr attrs,
+                                         OpaqueProperties props, RegionRange,
+                                         SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  ValueRange inputs = op.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(loc, "nn.concat needs at least one operand");
+  auto first = rankedType(inputs[0]);
+  int64_t rank = first.getRank();
+  int64_t axis = op.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.concat axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> out(first.getShape());
+  for (Value v : inputs.drop_front()) {
+    auto t = rankedType(v);
+    if (t.getElementType() != first.getElementType() || t.getRank() != rank)
+      return emitOptionalError(loc,
+                               "nn.concat operands differ in rank or "
+                               "element type: ",
+                               first, " and ", t);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = t.getDimSize(i);
+      if (i == axis) {
+        out[i] = ShapedType::isDynamic(out[i]) || ShapedType::isDynamic(d)
+                     ? ShapedType::kDynamic
+                     : out[i] + d;
+        continue;
+      }
+      if (!dimsCompatible(out[i], d))
+        return emitOptionalError(
+            loc, "nn.concat operands differ in dim ", i,
+            " (not the axis): ", shapeStr(first.getShape()), " and ",
+            shapeStr(t.getShape()));
+      if (ShapedType::isDynamic(out[i]))
+        out[i] = d;
+    }
+  }
+  results.push_back(tensorOf(out, first.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::verify() { return success(); }
 
 //===----------------------------------------------------------------------===//
 // Losses

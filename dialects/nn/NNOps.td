@@ -20,6 +20,9 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def NN_F32Tensor : RankedTensorOf<[F32]>;
 def NN_F32Scalar : 0DTensorOf<[F32]>;
 def NN_LabelTensor : 1DTensorOf<[I64]>;
+def NN_BoolTensor : RankedTensorOf<[I1]>;
+/// Tensors that shape ops, comparisons, selects and casts accept.
+def NN_AnyTensor : RankedTensorOf<[F32, I64, I1]>;
 
 class NN_Op<string mnemonic, list<Trait> traits = []>
     : Op<NN_Dialect, mnemonic, !listconcat(traits, [
@@ -60,12 +63,18 @@ def NN_GemmOp : NN_DiffOp<"gemm"> {
 }
 
 def NN_MatMulOp : NN_DiffOp<"matmul"> {
-  let summary = "Matrix product of two 2-D tensors";
+  let summary = "Matrix product with numpy matmul semantics";
   let description = [{
-    ONNX `MatMul` restricted to 2-D operands: `[M, K] x [K, N] -> [M, N]`.
+    ONNX `MatMul` (numpy `matmul`): the last two dims of each operand are
+    matrices, the leading (batch) dims broadcast; a 1-D `a` is a row vector
+    and a 1-D `b` a column vector whose unit dim is dropped from the result.
+    2-D x 2-D lowers to `linalg.matmul` (mapped to BLAS later), N-D x 2-D to
+    a 2-D `linalg.matmul` on collapsed batch dims, anything else to a
+    `linalg.generic` contraction. Only the 2-D form is differentiable.
 
     ```mlir
     %y = nn.matmul %x, %w : (tensor<?x64xf32>, tensor<64x32xf32>) -> tensor<?x32xf32>
+    %z = nn.matmul %a, %b : (tensor<?x4x8xf32>, tensor<1x8x3xf32>) -> tensor<?x4x3xf32>
     ```
   }];
   let arguments = (ins NN_F32Tensor:$a, NN_F32Tensor:$b);
@@ -96,6 +105,176 @@ class NN_BinaryOp<string mnemonic, string onnxName, string symbol>
 def NN_AddOp : NN_BinaryOp<"add", "Add", "+">;
 def NN_SubOp : NN_BinaryOp<"sub", "Sub", "-">;
 def NN_MulOp : NN_BinaryOp<"mul", "Mul", "*">;
+
+/// A binary elementwise op with numpy broadcasting that is not (yet)
+/// differentiable.
+class NN_BroadcastBinaryOp<string mnemonic, string onnxName, string expr>
+    : NN_Op<mnemonic> {
+  let summary = "Elementwise " # onnxName # " with numpy broadcasting";
+  let description = [{
+    ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise on f32, with
+    multidirectional (numpy) broadcasting.
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %a, %b : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$lhs, NN_F32Tensor:$rhs);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_DivOp : NN_BroadcastBinaryOp<"div", "Div", "lhs / rhs">;
+def NN_PowOp : NN_BroadcastBinaryOp<"pow", "Pow", "pow(lhs, rhs)">;
+
+/// A unary elementwise f32 op.
+class NN_UnaryOp<string mnemonic, string onnxName, string expr,
+                 list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+  let summary = "Elementwise " # onnxName;
+  let description = [{
+    ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise.
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_SqrtOp : NN_UnaryOp<"sqrt", "Sqrt", "sqrt(x)">;
+def NN_NegOp : NN_UnaryOp<"neg", "Neg", "-x">;
+def NN_ExpOp : NN_UnaryOp<"exp", "Exp", "exp(x)">;
+def NN_LogOp : NN_UnaryOp<"log", "Log", "log(x)">;
+def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "Sigmoid", "1 / (1 + exp(-x))">;
+def NN_TanhOp : NN_UnaryOp<"tanh", "Tanh", "tanh(x)">;
+def NN_ErfOp : NN_UnaryOp<"erf", "Erf",
+    "the error function erf(x) (a rational approximation accurate to a few "
+    "float ulp)">;
+
+def NN_LeakyReluOp : NN_Op<"leaky_relu", [SameOperandsAndResultType]> {
+  let summary = "Leaky rectified linear unit";
+  let description = [{
+    ONNX `LeakyRelu`: `x` where `x >= 0`, else `alpha * x`.
+
+    ```mlir
+    %y = nn.leaky_relu %x {alpha = 2.000000e-01 : f32} : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "0.01">:$alpha);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_GeluOp : NN_Op<"gelu", [SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    ONNX `Gelu` (opset 20): `0.5 * x * (1 + erf(x / sqrt(2)))`, or with
+    `approximate = "tanh"`
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    ```mlir
+    %y = nn.gelu %x {approximate = "tanh"} : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_EqualOp : NN_Op<"equal"> {
+  let summary = "Elementwise equality with numpy broadcasting";
+  let description = [{
+    ONNX `Equal`: `lhs == rhs` elementwise (ordered: NaN is unequal to
+    everything), with numpy broadcasting; both operands have the same
+    element type and the result is `i1`.
+
+    ```mlir
+    %m = nn.equal %a, %b : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$lhs, NN_AnyTensor:$rhs);
+  let results = (outs NN_BoolTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_WhereOp : NN_Op<"where"> {
+  let summary = "Elementwise select with numpy broadcasting";
+  let description = [{
+    ONNX `Where`: `condition ? x : y` elementwise, all three operands
+    broadcast together (numpy rules); `x` and `y` have the same element
+    type, which is the result's.
+
+    ```mlir
+    %y = nn.where %c, %a, %b : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_BoolTensor:$condition, NN_AnyTensor:$x,
+                   NN_AnyTensor:$y);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_CastOp : NN_Op<"cast"> {
+  let summary = "Elementwise conversion between f32, i64 and i1";
+  let description = [{
+    ONNX `Cast` between `f32`, `i64` and `i1` (`to` is the result element
+    type). f32 to i64 truncates toward zero; to `i1` is `x != 0` (NaN is
+    true); from `i1` gives 0 or 1.
+
+    ```mlir
+    %y = nn.cast %m {to = f32} : (tensor<?x4xi1>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$input, TypeAttr:$to);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_DropoutOp : NN_Op<"dropout"> {
+  let summary = "Dropout in inference mode";
+  let description = [{
+    ONNX `Dropout` with `training_mode` false (inference): `output` is the
+    input unchanged and `mask` is all true.
+
+    ```mlir
+    %y, %mask = nn.dropout %x : (tensor<?x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xi1>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input);
+  let results = (outs NN_F32Tensor:$output, NN_BoolTensor:$mask);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations along an axis
+//===----------------------------------------------------------------------===//
+
+class NN_SoftmaxLikeOp<string mnemonic, string onnxName, string expr>
+    : NN_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = onnxName # " along one axis";
+  let description = [{
+    ONNX `}] # onnxName # [{` (opset 13 semantics): `}] # expr # [{` along
+    `axis` (negative counts from the end; default -1), computed stably
+    (the max along the axis is subtracted first).
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x {axis = 1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_SoftmaxOp : NN_SoftmaxLikeOp<"softmax", "Softmax",
+                                    "exp(x) / sum(exp(x))">;
+def NN_LogSoftmaxOp : NN_SoftmaxLikeOp<"log_softmax", "LogSoftmax",
+                                       "x - log(sum(exp(x)))">;
 
 def NN_ReluOp : NN_DiffOp<"relu", [SameOperandsAndResultType]> {
   let summary = "Rectified linear unit: max(x, 0)";
@@ -159,20 +338,96 @@ def NN_ReshapeOp : NN_DiffOp<"reshape"> {
   let hasVerifier = 1;
 }
 
-def NN_ReduceSumOp : NN_Op<"reduce_sum"> {
-  let summary = "Sum over the given axes";
+/// A reduction over constant axes with ONNX's keepdims and
+/// noop_with_empty_axes.
+class NN_ReduceOp<string mnemonic, string onnxName, string what>
+    : NN_Op<mnemonic> {
+  let summary = what # " over the given axes";
   let description = [{
-    ONNX `ReduceSum` with constant axes; reduced dims are kept with size 1
-    when `keepdims` is true.
+    ONNX `}] # onnxName # [{` with constant axes (negative counts from the
+    end; repeats are errors). Reduced dims are kept with size 1 when
+    `keepdims` is true (the default). Empty `axes` reduce over all dims,
+    or, with `noop_with_empty_axes`, make the op the identity.
 
     ```mlir
-    %y = nn.reduce_sum %x {axes = array<i64: 0>, keepdims = false}
-        : (tensor<?x32xf32>) -> tensor<32xf32>
+    %y = nn.}] # mnemonic # [{ %x {axes = array<i64: 1>, keepdims = false}
+        : (tensor<?x32xf32>) -> tensor<?xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input, DenseI64ArrayAttr:$axes,
-                   DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                   DefaultValuedAttr<BoolAttr, "false">:$noop_with_empty_axes);
   let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The reduced dims, non-negative and sorted (empty for a no-op).
+    ::llvm::SmallVector<int64_t> getReducedDims();
+  }];
+}
+
+def NN_ReduceSumOp : NN_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
+def NN_ReduceMeanOp : NN_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
+def NN_ReduceMaxOp : NN_ReduceOp<"reduce_max", "ReduceMax", "Maximum">;
+
+def NN_TransposeOp : NN_Op<"transpose"> {
+  let summary = "Permutes the dims";
+  let description = [{
+    ONNX `Transpose`: result dim `i` is input dim `perm[i]` (the importer
+    fills in ONNX's default, the reversed dims).
+
+    ```mlir
+    %y = nn.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<?x4x8xf32>) -> tensor<?x8x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_SqueezeOp : NN_Op<"squeeze"> {
+  let summary = "Removes size-1 dims";
+  let description = [{
+    ONNX `Squeeze` with constant axes (negative counts from the end); each
+    must be a static dim of size 1 (the importer turns ONNX's "no axes"
+    into the list of static size-1 dims).
+
+    ```mlir
+    %y = nn.squeeze %x {axes = array<i64: 1>} : (tensor<?x1x8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_UnsqueezeOp : NN_Op<"unsqueeze"> {
+  let summary = "Inserts size-1 dims";
+  let description = [{
+    ONNX `Unsqueeze` with constant axes, positions in the result
+    (negative counts from the end of the result).
+
+    ```mlir
+    %y = nn.unsqueeze %x {axes = array<i64: 1, -1>} : (tensor<?x8xf32>) -> tensor<?x1x8x1xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ConcatOp : NN_Op<"concat"> {
+  let summary = "Concatenates tensors along an axis";
+  let description = [{
+    ONNX `Concat`: operands of the same rank and element type, equal in
+    every dim but `axis` (negative counts from the end).
+
+    ```mlir
+    %y = nn.concat %a, %b {axis = 1 : i64} : (tensor<?x4xf32>, tensor<?x3xf32>) -> tensor<?x7xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs NN_AnyTensor:$result);
   let hasVerifier = 1;
 }
 

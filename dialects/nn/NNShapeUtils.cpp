@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 
@@ -54,7 +55,7 @@ Value sumToShape(OpBuilder &b, Location loc, Value grad,
   Value sum = grad;
   if (!axes.empty())
     sum = ReduceSumOp::create(b, loc, grad, b.getDenseI64ArrayAttr(axes),
-                              b.getBoolAttr(false));
+                              b.getBoolAttr(false), b.getBoolAttr(false));
   if (cast<RankedTensorType>(sum.getType()).getShape() == target.getShape())
     return sum;
   // Only size-1 dims differ now; 0 copies the (possibly dynamic) dims.
@@ -169,6 +170,27 @@ FailureOr<Value> reshapeTensor(OpBuilder &b, Location loc, Value input,
                                                      inType.getShape()))
       return tensor::ExpandShapeOp::create(b, loc, resultType, input, *re)
           .getResult();
+  }
+  // Otherwise through 1-D: collapse everything, expand into the result
+  // (needs at most one dynamic result dim, which expand_shape infers).
+  if (resultType.getNumDynamicDims() <= 1 && inType.getRank() >= 1 &&
+      resultType.getRank() >= 1) {
+    Value flat = input;
+    if (inType.getRank() > 1) {
+      auto flatType = RankedTensorType::get({inType.hasStaticShape()
+                                                 ? inType.getNumElements()
+                                                 : ShapedType::kDynamic},
+                                            inType.getElementType());
+      SmallVector<ReassociationIndices> all = {
+          llvm::to_vector(llvm::seq<int64_t>(0, inType.getRank()))};
+      flat = tensor::CollapseShapeOp::create(b, loc, flatType, input, all);
+    }
+    if (resultType.getRank() == 1)
+      return tensor::CastOp::create(b, loc, resultType, flat).getResult();
+    SmallVector<ReassociationIndices> out = {
+        llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank()))};
+    return tensor::ExpandShapeOp::create(b, loc, resultType, flat, out)
+        .getResult();
   }
   if (!resultType.hasStaticShape())
     return failure();

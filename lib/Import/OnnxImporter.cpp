@@ -56,8 +56,14 @@ std::string parseInputShapes(ArrayRef<std::string> specs,
 
 namespace {
 
-/// A constant integer tensor known at import time.
-using IntConstant = std::vector<int64_t>;
+/// A constant integer (int64 or bool) tensor known at import time: the
+/// importer folds it into attributes (Reshape's shape, reduction axes) and
+/// materializes it as an arith.constant only where an op reads it as data.
+struct IntConstant {
+  std::vector<int64_t> values;
+  std::vector<int64_t> dims;
+  bool isBool = false;
+};
 
 class Importer {
 public:
@@ -82,12 +88,37 @@ private:
            << "node '" << node.name() << "' (" << node.op_type() << "): ";
   }
   FailureOr<Value> operand(const onnx::NodeProto &node, int i);
+  /// Whether input `i` is given (present and non-empty).
+  bool hasInput(const onnx::NodeProto &node, int i) {
+    return i < node.input_size() && !node.input(i).empty();
+  }
+  /// The int64 values of constant input `i`; an error if it is not one.
+  FailureOr<std::vector<int64_t>> constInput(const onnx::NodeProto &node, int i,
+                                             StringRef what);
+  /// Axes from attribute `axes` or from constant input `inputIndex` (the
+  /// opset 13/18 form); nullopt when neither is given.
+  FailureOr<std::optional<std::vector<int64_t>>>
+  axesOf(const onnx::NodeProto &node, int inputIndex);
+  LogicalResult checkAttributes(const onnx::NodeProto &node);
+  FailureOr<Value> importSoftmax(const onnx::NodeProto &node, bool log);
+  FailureOr<Value> importReduce(const onnx::NodeProto &node);
+  LogicalResult importDropout(const onnx::NodeProto &node);
+  bool foldIntConstants(const onnx::NodeProto &node);
 
   /// Builds op `OpTy` with result types from its own type inference; a
-  /// failure is reported at the node's location instead of aborting.
+  /// failure is reported as one error naming the node instead of aborting.
+  template <typename OpTy>
+  FailureOr<Operation *>
+  buildOp(const onnx::NodeProto &node, ValueRange operands,
+          ArrayRef<NamedAttribute> attrs = {}, unsigned numResults = 1);
   template <typename OpTy>
   FailureOr<Value> build(const onnx::NodeProto &node, ValueRange operands,
-                         ArrayRef<NamedAttribute> attrs = {});
+                         ArrayRef<NamedAttribute> attrs = {}) {
+    FailureOr<Operation *> op = buildOp<OpTy>(node, operands, attrs);
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  }
 
   MLIRContext *ctx;
   OpBuilder b;
@@ -97,6 +128,8 @@ private:
   std::map<std::string, IntConstant> intConstants;
   std::map<std::string, const onnx::TensorProto *> floatInits;
   std::vector<std::string> paramOrder;
+  /// The model's default-domain opset (operator semantics depend on it).
+  int64_t opset = 21;
 };
 
 int64_t attrInt(const onnx::NodeProto &node, StringRef name, int64_t dflt) {
@@ -121,17 +154,77 @@ const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
   return nullptr;
 }
 
-/// Reads an int64 TensorProto (raw_data or int64_data).
+/// Reads an int64 or bool TensorProto (raw_data, int64_data or, for bool,
+/// int32_data).
 IntConstant readInts(const onnx::TensorProto &t) {
-  IntConstant v;
-  if (!t.raw_data().empty()) {
-    const std::string &raw = t.raw_data();
+  IntConstant c;
+  std::vector<int64_t> &v = c.values;
+  c.dims.assign(t.dims().begin(), t.dims().end());
+  c.isBool = t.data_type() == onnx::TensorProto::BOOL;
+  const std::string &raw = t.raw_data();
+  if (c.isBool) {
+    if (!raw.empty())
+      for (char ch : raw)
+        v.push_back(ch != 0);
+    else
+      for (int32_t x : t.int32_data())
+        v.push_back(x != 0);
+  } else if (!raw.empty()) {
     v.resize(raw.size() / sizeof(int64_t));
     memcpy(v.data(), raw.data(), v.size() * sizeof(int64_t));
   } else {
     v.assign(t.int64_data().begin(), t.int64_data().end());
   }
-  return v;
+  return c;
+}
+
+std::string dataTypeName(int64_t t) {
+  if (!onnx::TensorProto::DataType_IsValid(static_cast<int>(t)))
+    return std::to_string(t);
+  return onnx::TensorProto::DataType_Name(
+      static_cast<onnx::TensorProto::DataType>(t));
+}
+
+/// The attributes each supported op accepts (anything else is rejected, so
+/// that an attribute the importer ignores never changes the answer).
+const std::map<std::string, std::vector<std::string>> &knownAttributes() {
+  static const std::map<std::string, std::vector<std::string>> known = {
+      {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"MatMul", {}},
+      {"Add", {}},
+      {"Sub", {}},
+      {"Mul", {}},
+      {"Div", {}},
+      {"Pow", {}},
+      {"Relu", {}},
+      {"Sqrt", {}},
+      {"Neg", {}},
+      {"Exp", {}},
+      {"Log", {}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"Erf", {}},
+      {"LeakyRelu", {"alpha"}},
+      {"Gelu", {"approximate"}},
+      {"Where", {}},
+      {"Equal", {}},
+      {"Cast", {"to", "saturate"}},
+      {"Dropout", {"ratio", "seed"}},
+      {"Softmax", {"axis"}},
+      {"LogSoftmax", {"axis"}},
+      {"ReduceSum", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMean", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMax", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"Transpose", {"perm"}},
+      {"Squeeze", {"axes"}},
+      {"Unsqueeze", {"axes"}},
+      {"Concat", {"axis"}},
+      {"Identity", {}},
+      {"Flatten", {"axis"}},
+      {"Reshape", {"allowzero"}},
+      {"Constant", {"value"}},
+  };
+  return known;
 }
 
 /// Reads a float TensorProto (raw_data or float_data).
@@ -146,6 +239,10 @@ std::vector<float> readFloats(const onnx::TensorProto &t) {
   return v;
 }
 
+std::vector<int64_t> attrInts(const onnx::AttributeProto &a) {
+  return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+}
+
 RankedTensorType f32Tensor(MLIRContext *ctx, const onnx::TensorProto &t) {
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   return RankedTensorType::get(shape, Float32Type::get(ctx));
@@ -154,29 +251,55 @@ RankedTensorType f32Tensor(MLIRContext *ctx, const onnx::TensorProto &t) {
 } // namespace
 
 template <typename OpTy>
-FailureOr<Value> Importer::build(const onnx::NodeProto &node,
-                                 ValueRange operands,
-                                 ArrayRef<NamedAttribute> attrs) {
+FailureOr<Operation *>
+Importer::buildOp(const onnx::NodeProto &node, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs, unsigned numResults) {
   Location loc = nodeLoc(node);
-  OperationState state(loc, OpTy::getOperationName());
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  // A placeholder result type; the op's own inference replaces it below.
-  state.addTypes(b.getNoneType());
-  Operation *op = b.create(state);
-  SmallVector<Type> types;
-  if (failed(OpTy::inferReturnTypes(
-          ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
-          op->getPropertiesStorage(), op->getRegions(), types))) {
+  // Collect what inference and the verifier say, and report it as one line
+  // naming the node.
+  std::string messages;
+  LogicalResult ok = success();
+  Operation *op = nullptr;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      std::string msg = diag.str();
+      // The verifier's restatement of an inference failure adds nothing.
+      if (StringRef(msg).starts_with("'") &&
+          StringRef(msg).contains("failed to infer returned types"))
+        return success();
+      if (!messages.empty())
+        messages += "; ";
+      messages += msg;
+      return success();
+    });
+    OperationState state(loc, OpTy::getOperationName());
+    state.addOperands(operands);
+    state.addAttributes(attrs);
+    // Placeholder result types; the op's own inference replaces them below.
+    for (unsigned i = 0; i < numResults; ++i)
+      state.addTypes(b.getNoneType());
+    op = b.create(state);
+    SmallVector<Type> types;
+    if (failed(OpTy::inferReturnTypes(
+            ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
+            op->getPropertiesStorage(), op->getRegions(), types)) ||
+        types.size() != numResults) {
+      ok = failure();
+    } else {
+      for (unsigned i = 0; i < numResults; ++i)
+        op->getResult(i).setType(types[i]);
+      ok = verify(op);
+    }
+  }
+  if (failed(ok)) {
     op->erase();
+    nodeError(node) << (messages.empty() ? std::string("invalid node")
+                                         : messages);
     return failure();
   }
-  op->getResult(0).setType(types[0]);
-  if (failed(verify(op))) {
-    op->erase();
-    return failure();
-  }
-  return op->getResult(0);
+  return op;
 }
 
 FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
@@ -185,17 +308,226 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
     return failure();
   }
   auto it = values.find(node.input(i));
-  if (it == values.end()) {
-    if (intConstants.count(node.input(i)))
-      nodeError(node) << "input '" << node.input(i)
-                      << "' is an integer constant where a float tensor is "
-                         "expected";
-    else
-      nodeError(node) << "input '" << node.input(i)
-                      << "' is not produced by any earlier node";
+  if (it != values.end())
+    return it->second;
+  auto c = intConstants.find(node.input(i));
+  if (c == intConstants.end()) {
+    nodeError(node) << "input '" << node.input(i)
+                    << "' is not produced by any earlier node";
     return failure();
   }
-  return it->second;
+  // An int64/bool constant read as data: materialize it once.
+  const IntConstant &k = c->second;
+  Type elem = k.isBool ? b.getI1Type() : b.getI64Type();
+  auto type = RankedTensorType::get(k.dims, elem);
+  if (type.getNumElements() != (int64_t)k.values.size()) {
+    nodeError(node) << "constant input '" << node.input(i) << "' has "
+                    << k.values.size() << " values for shape " << type;
+    return failure();
+  }
+  DenseElementsAttr attr;
+  if (k.isBool) {
+    SmallVector<bool> bits(k.values.begin(), k.values.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  } else {
+    attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(k.values));
+  }
+  Value v = arith::ConstantOp::create(b, fileLoc, attr);
+  values[node.input(i)] = v;
+  return v;
+}
+
+FailureOr<std::vector<int64_t>>
+Importer::constInput(const onnx::NodeProto &node, int i, StringRef what) {
+  auto it =
+      hasInput(node, i) ? intConstants.find(node.input(i)) : intConstants.end();
+  if (it == intConstants.end() || it->second.isBool) {
+    nodeError(node) << "the " << what
+                    << " input must be a constant int64 tensor";
+    return failure();
+  }
+  return it->second.values;
+}
+
+FailureOr<std::optional<std::vector<int64_t>>>
+Importer::axesOf(const onnx::NodeProto &node, int inputIndex) {
+  const onnx::AttributeProto *attr = findAttr(node, "axes");
+  if (attr && hasInput(node, inputIndex)) {
+    nodeError(node) << "attribute 'axes' and the axes input are both given";
+    return failure();
+  }
+  if (attr)
+    return std::optional<std::vector<int64_t>>(attrInts(*attr));
+  if (!hasInput(node, inputIndex))
+    return std::optional<std::vector<int64_t>>();
+  FailureOr<std::vector<int64_t>> v = constInput(node, inputIndex, "axes");
+  if (failed(v))
+    return failure();
+  return std::optional<std::vector<int64_t>>(*v);
+}
+
+LogicalResult Importer::checkAttributes(const onnx::NodeProto &node) {
+  auto it = knownAttributes().find(node.op_type());
+  if (it == knownAttributes().end())
+    return success(); // reported as an unsupported op
+  for (const auto &a : node.attribute()) {
+    if (!llvm::is_contained(it->second, a.name())) {
+      nodeError(node) << "unsupported attribute '" << a.name() << "'";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// Folds ops on small int64 constants (shape arithmetic exporters emit):
+/// Identity, Cast to int64, Unsqueeze of a scalar, Concat of 1-D tensors.
+bool Importer::foldIntConstants(const onnx::NodeProto &node) {
+  if (node.output_size() < 1 || node.input_size() < 1)
+    return false;
+  std::vector<const IntConstant *> ins;
+  for (const std::string &in : node.input()) {
+    auto it = intConstants.find(in);
+    if (it == intConstants.end())
+      return false;
+    ins.push_back(&it->second);
+  }
+  const std::string &type = node.op_type();
+  IntConstant out = *ins[0];
+  if (type == "Identity") {
+  } else if (type == "Cast") {
+    if (attrInt(node, "to", 0) != onnx::TensorProto::INT64 || out.isBool)
+      return false;
+  } else if (type == "Unsqueeze") {
+    const onnx::AttributeProto *a = findAttr(node, "axes");
+    std::vector<int64_t> axes =
+        a ? attrInts(*a)
+          : (ins.size() > 1 ? ins[1]->values : std::vector<int64_t>{});
+    if (!out.dims.empty() || axes.size() != 1 ||
+        (axes[0] != 0 && axes[0] != -1))
+      return false;
+    out.dims = {1};
+  } else if (type == "Concat") {
+    out.values.clear();
+    for (const IntConstant *c : ins) {
+      if (c->dims.size() != 1 || c->isBool)
+        return false;
+      out.values.insert(out.values.end(), c->values.begin(), c->values.end());
+    }
+    out.dims = {(int64_t)out.values.size()};
+  } else {
+    return false;
+  }
+  intConstants[node.output(0)] = std::move(out);
+  return true;
+}
+
+FailureOr<Value> Importer::importSoftmax(const onnx::NodeProto &node,
+                                         bool log) {
+  FailureOr<Value> x = operand(node, 0);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  int64_t rank = t.getRank();
+  int64_t axis = attrInt(node, "axis", opset >= 13 ? -1 : 1);
+  if (axis < -rank || axis >= rank) {
+    nodeError(node) << "attribute 'axis' = " << axis
+                    << " is out of range for rank " << rank;
+    return failure();
+  }
+  if (axis < 0)
+    axis += rank;
+  auto axisAttr = [&](int64_t a) {
+    return b.getNamedAttr("axis", b.getI64IntegerAttr(a));
+  };
+  // Opset 13+ normalizes along one axis; before, over the flattened dims
+  // [axis, rank), which is the same when axis is the last dim.
+  if (opset >= 13 || axis == rank - 1) {
+    if (log)
+      return build<nn::LogSoftmaxOp>(node, {*x}, {axisAttr(axis)});
+    return build<nn::SoftmaxOp>(node, {*x}, {axisAttr(axis)});
+  }
+  if (t.getNumDynamicDims() > 1) {
+    nodeError(node) << "opset " << opset << " " << node.op_type()
+                    << " with attribute 'axis' = " << axis
+                    << " needs at most one dynamic dim";
+    return failure();
+  }
+  FailureOr<Value> flat = build<nn::FlattenOp>(node, {*x}, {axisAttr(axis)});
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> sm =
+      log ? build<nn::LogSoftmaxOp>(node, {*flat}, {axisAttr(1)})
+          : build<nn::SoftmaxOp>(node, {*flat}, {axisAttr(1)});
+  if (failed(sm))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d : t.getShape())
+    shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return build<nn::ReshapeOp>(
+      node, {*sm}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))});
+}
+
+FailureOr<Value> Importer::importReduce(const onnx::NodeProto &node) {
+  FailureOr<Value> x = operand(node, 0);
+  if (failed(x))
+    return failure();
+  auto axes = axesOf(node, 1);
+  if (failed(axes))
+    return failure();
+  int64_t keepdims = attrInt(node, "keepdims", 1);
+  int64_t noop = attrInt(node, "noop_with_empty_axes", 0);
+  if ((keepdims != 0 && keepdims != 1) || (noop != 0 && noop != 1)) {
+    nodeError(node) << "attribute '"
+                    << (keepdims != 0 && keepdims != 1 ? "keepdims"
+                                                       : "noop_with_empty_axes")
+                    << "' must be 0 or 1";
+    return failure();
+  }
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(
+                                 axes->value_or(std::vector<int64_t>{}))),
+      b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
+      b.getNamedAttr("noop_with_empty_axes", b.getBoolAttr(noop))};
+  const std::string &type = node.op_type();
+  if (type == "ReduceSum")
+    return build<nn::ReduceSumOp>(node, {*x}, attrs);
+  if (type == "ReduceMean")
+    return build<nn::ReduceMeanOp>(node, {*x}, attrs);
+  return build<nn::ReduceMaxOp>(node, {*x}, attrs);
+}
+
+LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
+  FailureOr<Value> x = operand(node, 0);
+  if (failed(x))
+    return failure();
+  // Inference only: training_mode, when given, must be a constant false.
+  if (hasInput(node, 2)) {
+    auto it = intConstants.find(node.input(2));
+    if (it == intConstants.end() || it->second.values.size() != 1 ||
+        it->second.values[0] != 0) {
+      nodeError(node) << "input 'training_mode' must be a constant false "
+                         "(only inference is supported)";
+      return failure();
+    }
+  }
+  bool wantsMask = node.output_size() > 1 && !node.output(1).empty();
+  if (wantsMask && opset < 12) {
+    nodeError(node) << "output 'mask' of opset " << opset
+                    << " Dropout is not supported (unspecified in inference "
+                       "before opset 12)";
+    return failure();
+  }
+  FailureOr<Operation *> op = buildOp<nn::DropoutOp>(node, {*x}, {}, 2);
+  if (failed(op))
+    return failure();
+  if (node.output_size() < 1) {
+    nodeError(node) << "has no output";
+    return failure();
+  }
+  values[node.output(0)] = (*op)->getResult(0);
+  if (wantsMask)
+    values[node.output(1)] = (*op)->getResult(1);
+  return success();
 }
 
 LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
@@ -211,6 +543,7 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
       paramOrder.push_back(t.name());
       break;
     case onnx::TensorProto::INT64:
+    case onnx::TensorProto::BOOL:
       intConstants[t.name()] = readInts(t);
       break;
     default:
@@ -275,6 +608,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     nodeError(node) << "unsupported op domain '" << node.domain() << "'";
     return failure();
   }
+  if (failed(checkAttributes(node)))
+    return failure();
+  if (foldIntConstants(node))
+    return success();
   FailureOr<Value> result = failure();
   auto unary = [&](auto tag) -> FailureOr<Value> {
     using OpTy = decltype(tag);
@@ -317,13 +654,155 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     result = binary(nn::SubOp());
   } else if (type == "Mul") {
     result = binary(nn::MulOp());
+  } else if (type == "Div") {
+    result = binary(nn::DivOp());
+  } else if (type == "Pow") {
+    FailureOr<Value> x = operand(node, 0), y = operand(node, 1);
+    if (failed(x) || failed(y))
+      return failure();
+    Value e = *y;
+    // ONNX allows an integer exponent; nn.pow computes in f32.
+    if (!cast<RankedTensorType>(e.getType()).getElementType().isF32()) {
+      FailureOr<Value> c = build<nn::CastOp>(
+          node, {e}, {b.getNamedAttr("to", TypeAttr::get(b.getF32Type()))});
+      if (failed(c))
+        return failure();
+      e = *c;
+    }
+    result = build<nn::PowOp>(node, {*x, e});
   } else if (type == "Relu") {
     result = unary(nn::ReluOp());
-  } else if (type == "Identity") {
-    if (node.input_size() == 1 && intConstants.count(node.input(0))) {
-      intConstants[node.output(0)] = intConstants[node.input(0)];
-      return success();
+  } else if (type == "Sqrt") {
+    result = unary(nn::SqrtOp());
+  } else if (type == "Neg") {
+    result = unary(nn::NegOp());
+  } else if (type == "Exp") {
+    result = unary(nn::ExpOp());
+  } else if (type == "Log") {
+    result = unary(nn::LogOp());
+  } else if (type == "Sigmoid") {
+    result = unary(nn::SigmoidOp());
+  } else if (type == "Tanh") {
+    result = unary(nn::TanhOp());
+  } else if (type == "Erf") {
+    result = unary(nn::ErfOp());
+  } else if (type == "LeakyRelu") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    result = build<nn::LeakyReluOp>(
+        node, {*x},
+        {b.getNamedAttr("alpha",
+                        b.getF32FloatAttr(attrFloat(node, "alpha", 0.01f)))});
+  } else if (type == "Gelu") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    std::string approx = "none";
+    if (const onnx::AttributeProto *a = findAttr(node, "approximate"))
+      approx = a->s();
+    if (approx != "none" && approx != "tanh") {
+      nodeError(node) << "attribute 'approximate' = '" << approx
+                      << "' is not supported (none, tanh)";
+      return failure();
     }
+    result = build<nn::GeluOp>(
+        node, {*x}, {b.getNamedAttr("approximate", b.getStringAttr(approx))});
+  } else if (type == "Equal") {
+    result = binary(nn::EqualOp());
+  } else if (type == "Where") {
+    FailureOr<Value> c = operand(node, 0), x = operand(node, 1),
+                     y = operand(node, 2);
+    if (failed(c) || failed(x) || failed(y))
+      return failure();
+    result = build<nn::WhereOp>(node, {*c, *x, *y});
+  } else if (type == "Cast") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    const onnx::AttributeProto *to = findAttr(node, "to");
+    if (!to) {
+      nodeError(node) << "attribute 'to' is missing";
+      return failure();
+    }
+    Type elem;
+    switch (to->i()) {
+    case onnx::TensorProto::FLOAT:
+      elem = b.getF32Type();
+      break;
+    case onnx::TensorProto::INT64:
+      elem = b.getI64Type();
+      break;
+    case onnx::TensorProto::BOOL:
+      elem = b.getI1Type();
+      break;
+    default:
+      nodeError(node) << "attribute 'to' = " << dataTypeName(to->i())
+                      << " is not supported (FLOAT, INT64, BOOL)";
+      return failure();
+    }
+    result = build<nn::CastOp>(node, {*x},
+                               {b.getNamedAttr("to", TypeAttr::get(elem))});
+  } else if (type == "Dropout") {
+    return importDropout(node);
+  } else if (type == "Softmax" || type == "LogSoftmax") {
+    result = importSoftmax(node, type == "LogSoftmax");
+  } else if (type == "ReduceSum" || type == "ReduceMean" ||
+             type == "ReduceMax") {
+    result = importReduce(node);
+  } else if (type == "Transpose") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    std::vector<int64_t> perm;
+    if (const onnx::AttributeProto *a = findAttr(node, "perm")) {
+      perm = attrInts(*a);
+    } else {
+      for (int64_t i = cast<RankedTensorType>(x->getType()).getRank() - 1;
+           i >= 0; --i)
+        perm.push_back(i);
+    }
+    result = build<nn::TransposeOp>(
+        node, {*x}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
+  } else if (type == "Squeeze" || type == "Unsqueeze") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    auto axes = axesOf(node, 1);
+    if (failed(axes))
+      return failure();
+    std::vector<int64_t> list;
+    if (axes->has_value()) {
+      list = **axes;
+    } else if (type == "Unsqueeze") {
+      nodeError(node) << "needs axes (attribute 'axes' or the axes input)";
+      return failure();
+    } else {
+      // No axes: every static size-1 dim (a dynamic dim is never squeezed).
+      auto shape = cast<RankedTensorType>(x->getType()).getShape();
+      for (auto [i, d] : llvm::enumerate(shape))
+        if (d == 1)
+          list.push_back(i);
+    }
+    NamedAttribute attr = b.getNamedAttr("axes", b.getDenseI64ArrayAttr(list));
+    result = type == "Squeeze" ? build<nn::SqueezeOp>(node, {*x}, {attr})
+                               : build<nn::UnsqueezeOp>(node, {*x}, {attr});
+  } else if (type == "Concat") {
+    const onnx::AttributeProto *axis = findAttr(node, "axis");
+    if (!axis) {
+      nodeError(node) << "attribute 'axis' is missing";
+      return failure();
+    }
+    SmallVector<Value> ins;
+    for (int i = 0; i < node.input_size(); ++i) {
+      FailureOr<Value> v = operand(node, i);
+      if (failed(v))
+        return failure();
+      ins.push_back(*v);
+    }
+    result = build<nn::ConcatOp>(
+        node, ins, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis->i()))});
+  } else if (type == "Identity") {
     result = unary(nn::IdentityOp());
   } else if (type == "Flatten") {
     FailureOr<Value> x = operand(node, 0);
@@ -337,19 +816,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     FailureOr<Value> x = operand(node, 0);
     if (failed(x))
       return failure();
-    auto shape = node.input_size() > 1 ? intConstants.find(node.input(1))
-                                       : intConstants.end();
-    if (shape == intConstants.end()) {
-      nodeError(node) << "the shape input must be a constant int64 tensor";
+    FailureOr<std::vector<int64_t>> shape = constInput(node, 1, "shape");
+    if (failed(shape))
       return failure();
-    }
     if (attrInt(node, "allowzero", 0) != 0) {
       nodeError(node) << "allowzero=1 is not supported";
       return failure();
     }
     result = build<nn::ReshapeOp>(
-        node, {*x},
-        {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape->second))});
+        node, {*x}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(*shape))});
   } else if (type == "Constant") {
     const onnx::AttributeProto *v = findAttr(node, "value");
     if (!v || !v->has_t()) {
@@ -357,12 +832,13 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
       return failure();
     }
     const onnx::TensorProto &t = v->t();
-    if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.data_type() == onnx::TensorProto::INT64 ||
+        t.data_type() == onnx::TensorProto::BOOL) {
       intConstants[node.output(0)] = readInts(t);
       return success();
     }
     if (t.data_type() != onnx::TensorProto::FLOAT) {
-      nodeError(node) << "only float and int64 constants are supported";
+      nodeError(node) << "only float, int64 and bool constants are supported";
       return failure();
     }
     RankedTensorType ty = f32Tensor(ctx, t);
@@ -392,13 +868,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
 
 OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   const onnx::GraphProto &graph = model.graph();
-  for (const auto &opset : model.opset_import()) {
-    if ((opset.domain().empty() || opset.domain() == "ai.onnx") &&
-        opset.version() < 7) {
-      emitError(fileLoc) << "ONNX opset " << opset.version()
+  for (const auto &o : model.opset_import()) {
+    if (!o.domain().empty() && o.domain() != "ai.onnx")
+      continue;
+    if (o.version() < 7) {
+      emitError(fileLoc) << "ONNX opset " << o.version()
                          << " is too old (need 7 or newer)";
       return nullptr;
     }
+    opset = o.version();
   }
   if (failed(collectInitializers(graph)))
     return nullptr;

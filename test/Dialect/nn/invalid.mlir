@@ -26,11 +26,11 @@ func.func @gemm_zero_alpha(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4
 
 // -----
 
-func.func @matmul_rank(%a: tensor<2x4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x3xf32>) -> tensor<2x4x3xf32> {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{nn.matmul supports 2-D operands only, got 3-D and 2-D}}
-  %0 = nn.matmul %a, %b : (tensor<2x4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
-  return %0 : tensor<4x3xf32>
+  // expected-error@+1 {{nn.matmul batch dims do not broadcast: 2x4x8 x 3x8x3}}
+  %0 = nn.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x3xf32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
 }
 
 // -----

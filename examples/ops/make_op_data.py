@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Write random float32 inputs for an ONNX model as a .npz.
+
+One array per graph input that is not an initializer, named like the input;
+symbolic dims become --samples (the leading batch dim) and the values are
+standard normal from ``numpy.random.default_rng(--seed)``.
+
+Example::
+
+    python3 examples/ops/make_op_data.py --model ops/unary.onnx --out unary.npz
+"""
+import argparse
+import sys
+
+import numpy as np
+import onnx
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--out", required=True, help=".npz to write")
+    ap.add_argument("--samples", type=int, default=13,
+                    help="size of symbolic dims (default 13)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    model = onnx.load(args.model)
+    inits = {t.name for t in model.graph.initializer}
+    rng = np.random.default_rng(args.seed)
+    arrays = {}
+    for inp in model.graph.input:
+        if inp.name in inits:
+            continue
+        tt = inp.type.tensor_type
+        if tt.elem_type != onnx.TensorProto.FLOAT:
+            raise ValueError(f"input '{inp.name}' is not float32")
+        dims = [d.dim_value if d.HasField("dim_value") else args.samples
+                for d in tt.shape.dim]
+        arrays[inp.name] = rng.standard_normal(dims).astype(np.float32)
+    np.savez(args.out, **arrays)
+    print(f"wrote {args.out}: " + ", ".join(
+        f"{k} {list(v.shape)}" for k, v in arrays.items()))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Write small ONNX models, one per operator family, for import and e2e tests.
+
+Each model has float32 inputs whose first dim is the symbolic ``batch``
+(dynamic in the compiled program), a graph output 0 with that leading batch
+dim, and combines every op of its family into output 0 so that a wrong op
+changes the answer. Weights are float initializers drawn from
+``numpy.random.default_rng(seed)``; int64/bool initializers are constants
+(axes, exponents, masks). Every model passes ``onnx.checker`` and runs in
+onnxruntime.
+
+Families (file ``<name>.onnx`` in --out-dir):
+
+  unary            Neg Exp Log Sqrt Sigmoid Tanh Erf LeakyRelu   (opset 17)
+  binary           Div Pow (f32 and int64 exponents), broadcasting (opset 17)
+  gelu             Gelu, approximate none and tanh               (opset 20)
+  gelu_decomposed  the exporters' Div/Erf/Add/Mul and Pow/Tanh forms (17)
+  where_equal_cast Equal (f32, int64) Where Cast f32<->i64<->bool (opset 17)
+  dropout          Dropout (ratio, training_mode=false inputs, mask) (13)
+  dropout_opset10  Dropout with the ratio attribute, no mask      (opset 10)
+  softmax          Softmax LogSoftmax along inner/middle axes     (opset 13)
+  softmax_opset11  Softmax LogSoftmax with flatten-to-2D semantics (opset 11)
+  reduce_attr      ReduceSum/Mean/Max, axes attribute, keepdims   (opset 11)
+  reduce_input     ReduceSum/Mean/Max, axes input, noop_with_empty_axes (18)
+  transpose        Transpose with perm and with the default perm  (opset 17)
+  squeeze_attr     Squeeze/Unsqueeze with the axes attribute      (opset 11)
+  squeeze_input    Squeeze/Unsqueeze with the axes input, Squeeze without
+                   axes                                           (opset 13)
+  concat           Concat of two inputs and a computed tensor     (opset 17)
+  matmul_nd        MatMul N-D x 2-D, broadcast batch, batch x batch, 1-D
+                                                                  (opset 17)
+
+With ``--bad`` it writes instead models the importer must reject (an
+unknown attribute, unsupported attribute values, non-constant axes, ...),
+each with the offending node named ``bad``.
+
+Example::
+
+    python3 examples/ops/make_op_models.py --out-dir ops
+    python3 examples/ops/make_op_data.py --model ops/unary.onnx --out unary.npz
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+class Builder:
+    """Collects nodes and initializers of one graph."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def node(self, op, inputs, n_out=1, **attrs):
+        self.count += 1
+        outs = [f"{op.lower()}_{self.count}_{i}" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs,
+                                           name=f"{op}_{self.count}", **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def weight(self, name, shape, low=-1.0, high=1.0):
+        self.inits.append(numpy_helper.from_array(
+            self.rng.uniform(low, high, size=shape).astype(np.float32), name))
+        return name
+
+    def const(self, name, array):
+        """An int64/bool/float initializer with fixed values."""
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def scalar(self, value, dtype=np.float32):
+        """A Constant node (not a parameter) holding a scalar."""
+        self.count += 1
+        out = f"const_{self.count}"
+        self.nodes.append(helper.make_node(
+            "Constant", [], [out], name=f"Constant_{self.count}",
+            value=numpy_helper.from_array(np.asarray(value, dtype=dtype))))
+        return out
+
+    def sum(self, *xs):
+        acc = xs[0]
+        for x in xs[1:]:
+            acc = self.node("Add", [acc, x])
+        return acc
+
+    def model(self, name, inputs, output, out_shape, opset):
+        # The node that computes `output` writes graph output 0, "y".
+        for n in self.nodes:
+            for k, o in enumerate(n.output):
+                if o == output:
+                    n.output[k] = "y"
+            for k, i in enumerate(n.input):
+                if i == output:
+                    n.input[k] = "y"
+        graph = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
+            [helper.make_tensor_value_info("y", F, out_shape)],
+            initializer=self.inits)
+        ir = 8 if opset <= 17 else 9
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              ir_version=ir, producer_name="make_op_models")
+        onnx.checker.check_model(m, full_check=True)
+        return m
+
+
+B = "batch"
+
+
+def unary(b):
+    x = "x"
+    n = b.node("Neg", [x])
+    softplus = b.node("Log", [b.node("Add", [b.node("Exp", [n]), b.scalar(1.0)])])
+    hyp = b.node("Sqrt", [b.node("Add", [b.node("Mul", [x, x]), b.scalar(1.0)])])
+    y = b.sum(b.node("Sigmoid", [x]), b.node("Tanh", [x]), b.node("Erf", [x]),
+              b.node("LeakyRelu", [x], alpha=0.2), b.node("LeakyRelu", [n]),
+              softplus, hyp)
+    return b.model("unary", [(x, [B, 3, 4])], y, [B, 3, 4], 17)
+
+
+def binary(b):
+    x = "x"
+    w = b.weight("w", [4], 0.5, 2.0)
+    pos = b.node("Add", [b.node("Mul", [x, x]), b.scalar(0.5)])
+    y = b.sum(b.node("Div", [x, w]),                     # [B,3,4] / [4]
+              b.node("Div", [b.scalar(1.0), pos]),        # scalar / tensor
+              b.node("Pow", [pos, b.weight("e", [3, 1], 0.5, 1.5)]),
+              b.node("Pow", [x, b.scalar(3.0)]),          # negative base
+              b.node("Pow", [x, b.const("two", np.array(2, np.int64))]))
+    return b.model("binary", [(x, [B, 3, 4])], y, [B, 3, 4], 17)
+
+
+def gelu(b):
+    x = "x"
+    y = b.sum(b.node("Gelu", [x]), b.node("Gelu", [x], approximate="tanh"))
+    return b.model("gelu", [(x, [B, 8])], y, [B, 8], 20)
+
+
+def gelu_decomposed(b):
+    x = "x"
+    # torch's erf form: x * 0.5 * (1 + erf(x / sqrt(2)))
+    e = b.node("Erf", [b.node("Div", [x, b.scalar(1.4142135623730951)])])
+    g1 = b.node("Mul", [b.node("Mul", [x, b.scalar(0.5)]),
+                        b.node("Add", [e, b.scalar(1.0)])])
+    # the tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    p = b.node("Pow", [x, b.scalar(3.0)])
+    inner = b.node("Mul", [b.node("Add", [x, b.node("Mul", [p, b.scalar(0.044715)])]),
+                           b.scalar(0.7978845608028654)])
+    g2 = b.node("Mul", [b.node("Mul", [b.scalar(0.5), x]),
+                        b.node("Add", [b.scalar(1.0), b.node("Tanh", [inner])])])
+    y = b.sum(g1, g2)
+    return b.model("gelu_decomposed", [(x, [B, 8])], y, [B, 8], 17)
+
+
+def where_equal_cast(b):
+    x = "x"
+    # f32 -> i64 truncates toward zero; compare with int64 constants.
+    q = b.node("Cast", [b.node("Mul", [x, b.scalar(2.0)])], to=TensorProto.INT64)
+    eq_i = b.node("Equal", [q, b.const("ints", np.array([0, 1, -1, 2, 0, -2], np.int64))])
+    qf = b.node("Cast", [q], to=TensorProto.FLOAT)
+    eq_f = b.node("Equal", [qf, b.scalar(0.0)])
+    nz = b.node("Cast", [q], to=TensorProto.BOOL)                # i64 -> bool
+    fz = b.node("Cast", [b.node("Cast", [x], to=TensorProto.BOOL)],
+                to=TensorProto.INT64)                            # f32 -> bool -> i64
+    w1 = b.node("Where", [eq_i, x, b.node("Neg", [x])])
+    w2 = b.node("Where", [eq_f, b.scalar(10.0), qf])             # broadcast
+    w3 = b.node("Where", [b.const("mask", np.array([True, False, True, True, False, False])),
+                          qf, x])
+    y = b.sum(w1, w2, w3, b.node("Cast", [nz], to=TensorProto.FLOAT),
+              b.node("Cast", [fz], to=F))
+    return b.model("where_equal_cast", [(x, [B, 6])], y, [B, 6], 17)
+
+
+def dropout(b):
+    x = "x"
+    out, mask = b.node("Dropout", [x, b.scalar(0.3), b.scalar(False, np.bool_)],
+                       n_out=2, seed=3)
+    y = b.node("Mul", [out, b.node("Cast", [mask], to=F)])
+    return b.model("dropout", [(x, [B, 5])], y, [B, 5], 13)
+
+
+def dropout_opset10(b):
+    x = "x"
+    # Before opset 12 the mask is unspecified in inference (not imported).
+    y = b.node("Neg", [b.node("Dropout", [x], ratio=0.25)])
+    return b.model("dropout_opset10", [(x, [B, 5])], y, [B, 5], 10)
+
+
+def softmax(b):
+    x = "x"
+    y = b.sum(b.node("Softmax", [x], axis=1), b.node("LogSoftmax", [x]),
+              b.node("Softmax", [x]), b.node("LogSoftmax", [x], axis=-2))
+    return b.model("softmax", [(x, [B, 3, 5])], y, [B, 3, 5], 13)
+
+
+def softmax_opset11(b):
+    x = "x"
+    # Opset < 13: over the flattened dims [axis, rank); default axis 1.
+    y = b.sum(b.node("Softmax", [x]), b.node("LogSoftmax", [x], axis=2),
+              b.node("Softmax", [x], axis=-1))
+    return b.model("softmax_opset11", [(x, [B, 3, 5])], y, [B, 3, 5], 11)
+
+
+def reduce_attr(b):
+    x = "x"
+    s = b.node("ReduceSum", [x], axes=[2])                          # [B,3,1,5]
+    m = b.node("ReduceMean", [x], axes=[-1, 2], keepdims=0)         # [B,3]
+    mx = b.node("ReduceMax", [x], axes=[1, 3])                      # [B,1,4,1]
+    m4 = b.node("Reshape", [m, b.const("shape", np.array([0, 3, 1, 1], np.int64))])
+    y = b.sum(s, mx, m4)
+    return b.model("reduce_attr", [(x, [B, 3, 4, 5])], y, [B, 3, 4, 5], 11)
+
+
+def reduce_input(b):
+    x = "x"
+    s = b.node("ReduceSum", [x, b.const("ax_s", np.array([-1], np.int64))])   # [B,3,1]
+    m = b.node("ReduceMean", [x, b.const("ax_m", np.array([1], np.int64))],
+               keepdims=0)                                                  # [B,4]
+    mx = b.node("ReduceMax", [x, b.const("ax_x", np.array([2, 1], np.int64))])  # [B,1,1]
+    noop = b.node("ReduceSum", [x], noop_with_empty_axes=1)                  # x
+    # No axes: over all dims (of a weight: the runtime runs the batch in
+    # chunks, so a reduction over the batch dim would differ from ORT's).
+    w = b.weight("w", [3, 4])
+    allm = b.node("ReduceMean", [w], keepdims=0)                             # []
+    allx = b.node("ReduceMax", [w, b.const("ax_e", np.zeros([0], np.int64))])  # [1,1]
+    m3 = b.node("Unsqueeze", [m, b.const("ax_u", np.array([1], np.int64))])   # [B,1,4]
+    y = b.sum(s, m3, mx, noop, allm, allx)
+    return b.model("reduce_input", [(x, [B, 3, 4])], y, [B, 3, 4], 18)
+
+
+def transpose(b):
+    x = "x"
+    t = b.node("Transpose", [x], perm=[0, 2, 1])                     # [B,4,3]
+    c = b.node("Transpose", [b.weight("c", [3, 4])])                 # [4,3]
+    t4 = b.node("Transpose", [b.node("Reshape", [x, b.const("s", np.array([-1, 2, 2, 3], np.int64))])],
+                perm=[0, 3, 1, 2])                                   # [B,3,2,2]
+    back = b.node("Reshape", [t4, b.const("s2", np.array([-1, 4, 3], np.int64))])
+    y = b.sum(t, c, back)
+    return b.model("transpose", [(x, [B, 3, 4])], y, [B, 4, 3], 17)
+
+
+def squeeze_attr(b):
+    x = "x"
+    s = b.node("Squeeze", [x], axes=[1])                             # [B,4]
+    u = b.node("Unsqueeze", [s], axes=[1, -1])                       # [B,1,4,1]
+    s2 = b.node("Squeeze", [u], axes=[-1, 1])                        # [B,4]
+    y = b.sum(s2, b.node("Squeeze", [b.weight("w", [1, 4, 1])], axes=[0, 2]))
+    return b.model("squeeze_attr", [(x, [B, 1, 4])], y, [B, 4], 11)
+
+
+def squeeze_input(b):
+    x = "x"
+    s = b.node("Squeeze", [x, b.const("a1", np.array([1], np.int64))])   # [B,4]
+    u = b.node("Unsqueeze", [s, b.const("a2", np.array([2, 1], np.int64))])  # [B,1,1,4]
+    s2 = b.node("Squeeze", [u, b.const("a3", np.array([1], np.int64))])   # [B,1,4]
+    w = b.node("Squeeze", [b.weight("w", [1, 4, 1])])                    # [4]
+    y = b.sum(b.node("Squeeze", [s2, b.const("a4", np.array([-2], np.int64))]), w)
+    return b.model("squeeze_input", [(x, [B, 1, 4])], y, [B, 4], 13)
+
+
+def concat(b):
+    x, z = "x", "z"
+    c = b.node("Concat", [x, b.node("Neg", [x]), z], axis=1)                # [B,9]
+    w = b.weight("w", [2, 9])
+    xs = b.node("Unsqueeze", [c, b.const("ax", np.array([1], np.int64))])  # [B,1,9]
+    c2 = b.node("Concat", [xs, b.node("Add", [xs, w])], axis=-2)            # [B,3,9]
+    y = b.node("ReduceSum", [c2, b.const("axr", np.array([1], np.int64))], keepdims=0)
+    y = b.sum(y, c)
+    return b.model("concat", [(x, [B, 4]), (z, [B, 1])], y, [B, 9], 17)
+
+
+def matmul_nd(b):
+    x = "x"
+    a = b.node("MatMul", [x, b.weight("w", [4, 5])])                    # [B,3,5]
+    c = b.node("MatMul", [a, b.weight("w3", [1, 5, 2])])                # [B,3,2]
+    d = b.node("MatMul", [b.weight("w2", [2, 3]), c])                   # [B,2,2]
+    xx = b.node("MatMul", [x, b.node("Transpose", [x], perm=[0, 2, 1])])  # [B,3,3]
+    e = b.node("MatMul", [xx, b.weight("v", [3])])                      # [B,3]
+    f = b.node("MatMul", [b.weight("u", [3]), xx])                      # [B,3]
+    g = b.node("MatMul", [d, b.weight("v2", [2])])                      # [B,2]
+    h = b.node("MatMul", [b.node("Reshape", [x, b.const("s", np.array([-1, 1, 3, 4], np.int64))]),
+                          b.weight("w4", [2, 4, 1])])                   # [B,2,3,1]
+    h2 = b.node("Reshape", [h, b.const("s2", np.array([-1, 6], np.int64))])
+    y = b.node("Concat", [b.sum(e, f), g, h2], axis=1)                  # [B,11]
+    return b.model("matmul_nd", [(x, [B, 3, 4])], y, [B, 11], 17)
+
+
+def bad_model(name, nodes, inputs, opset=17, inits=()):
+    """A model the importer must reject (not checked: some are invalid)."""
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
+        [helper.make_tensor_value_info("y", F, None)], initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=8 if opset <= 17 else 9)
+
+
+def bad_models():
+    """Unsupported attributes and attribute values, one model each; the
+    node that should be rejected is named ``bad``."""
+    x2 = [("x", [B, 4])]
+    mk = helper.make_node
+    t = lambda v, dt=np.int64: numpy_helper.from_array(np.asarray(v, dt), "")
+    return {
+        "unknown_attribute": bad_model("unknown_attribute", [
+            mk("LeakyRelu", ["x"], ["y"], name="bad", alpha=0.1, beta=2.0)], x2),
+        "gelu_approximate": bad_model("gelu_approximate", [
+            mk("Gelu", ["x"], ["y"], name="bad", approximate="fast")], x2, 20),
+        "cast_to_double": bad_model("cast_to_double", [
+            mk("Cast", ["x"], ["y"], name="bad", to=TensorProto.DOUBLE)], x2),
+        "softmax_axis": bad_model("softmax_axis", [
+            mk("Softmax", ["x"], ["y"], name="bad", axis=2)], x2, 13),
+        "dropout_training": bad_model("dropout_training", [
+            mk("Constant", [], ["t"], value=t(True, np.bool_)),
+            mk("Dropout", ["x", "", "t"], ["y"], name="bad")], x2, 13),
+        "dropout_mask_opset10": bad_model("dropout_mask_opset10", [
+            mk("Dropout", ["x"], ["y", "mask"], name="bad")], x2, 10),
+        "reduce_axes_not_constant": bad_model("reduce_axes_not_constant", [
+            mk("ReduceSum", ["x"], ["s"], axes=[0, 1], keepdims=0),
+            mk("Cast", ["s"], ["a"], to=TensorProto.INT64),
+            mk("Unsqueeze", ["a"], ["a1"], axes=[0]),
+            mk("ReduceSum", ["x", "a1"], ["y"], name="bad")], x2, 13),
+        "reduce_keepdims": bad_model("reduce_keepdims", [
+            mk("ReduceMean", ["x"], ["y"], name="bad", axes=[1], keepdims=2)], x2, 13),
+        "squeeze_batch": bad_model("squeeze_batch", [
+            mk("Squeeze", ["x"], ["y"], name="bad", axes=[0])], x2, 11),
+        "transpose_perm": bad_model("transpose_perm", [
+            mk("Transpose", ["x"], ["y"], name="bad", perm=[1, 1])], x2),
+        "concat_no_axis": bad_model("concat_no_axis", [
+            mk("Concat", ["x", "x"], ["y"], name="bad")], x2),
+        "matmul_batch": bad_model("matmul_batch", [
+            mk("MatMul", ["x", "w"], ["y"], name="bad")], [("x", [2, 2, 4])], 17,
+            [numpy_helper.from_array(np.ones([3, 4, 5], np.float32), "w")]),
+    }
+
+
+FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
+            dropout_opset10, softmax, softmax_opset11, reduce_attr,
+            reduce_input, transpose, squeeze_attr, squeeze_input, concat,
+            matmul_nd]
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Write one small ONNX model per operator family.")
+    ap.add_argument("--out-dir", required=True, help="output directory")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", nargs="*", help="family names (default: all)")
+    ap.add_argument("--bad", action="store_true",
+                    help="write models the importer must reject instead "
+                         "(unsupported attributes and values)")
+    args = ap.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    if args.bad:
+        for name, m in bad_models().items():
+            path = os.path.join(args.out_dir, name + ".onnx")
+            onnx.save(m, path)
+            print(f"wrote {path}")
+        return
+    for i, fam in enumerate(FAMILIES):
+        if args.only and fam.__name__ not in args.only:
+            continue
+        m = fam(Builder(np.random.default_rng(args.seed + i)))
+        path = os.path.join(args.out_dir, fam.__name__ + ".onnx")
+        onnx.save(m, path)
+        print(f"wrote {path}: {len(m.graph.node)} nodes, opset "
+              f"{m.opset_import[0].version}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # one-line error, non-zero exit
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Driver of op-models.test: every model of examples/ops/make_op_models.py
+is compiled to an inference executable, run on random inputs, and its
+output 0 compared with onnxruntime (test/e2e/check_forward.py).
+
+  op-models.test.py --src SRC_ROOT --work DIR [--batch-size K] [--rtol R]
+
+For each family M: make_op_data.py writes DIR/M.npz (13 samples, so the
+last chunk of --batch-size 4 is partial), `autodist-compile M.onnx -o
+M.infer --quiet`, `M.infer --steps=0 --batch-size=K --eval=M.npz
+--predict=M.pred.npy`, then check_forward.py. Prints one line per model
+and exits non-zero if any failed.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+
+def run(cmd, log):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    log.append(f"$ {' '.join(cmd)}\n{p.stdout}")
+    return p.returncode == 0, p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", required=True, help="source root")
+    ap.add_argument("--work", required=True, help="scratch directory")
+    ap.add_argument("--batch-size", type=int, default=4)
+    ap.add_argument("--rtol", type=float, default=1e-4)
+    args = ap.parse_args()
+    py = sys.executable
+    os.makedirs(args.work, exist_ok=True)
+    models = os.path.join(args.work, "models")
+    log = []
+    ok, out = run([py, os.path.join(args.src, "examples/ops/make_op_models.py"),
+                   "--out-dir", models], log)
+    if not ok:
+        print(out)
+        return 1
+    failed = []
+    paths = sorted(glob.glob(os.path.join(models, "*.onnx")))
+    for model in paths:
+        name = os.path.splitext(os.path.basename(model))[0]
+        base = os.path.join(args.work, name)
+        steps = [
+            [py, os.path.join(args.src, "examples/ops/make_op_data.py"),
+             "--model", model, "--out", base + ".npz"],
+            ["autodist-compile", model, "-o", base + ".infer", "--quiet"],
+            [base + ".infer", "--steps=0", f"--batch-size={args.batch_size}",
+             f"--eval={base}.npz", f"--predict={base}.pred.npy"],
+            [py, os.path.join(args.src, "test/e2e/check_forward.py"),
+             "--model", model, "--data", base + ".npz",
+             "--pred", base + ".pred.npy", "--rtol", str(args.rtol)],
+        ]
+        status = "PASS"
+        detail = ""
+        for step in steps:
+            ok, out = run(step, log)
+            if not ok:
+                status = "FAIL"
+                detail = out.strip().splitlines()[-1] if out.strip() else ""
+                break
+            detail = next((l for l in out.splitlines()
+                           if l.startswith("max relative")), detail)
+        print(f"{status} {name}: {detail}")
+        if status != "PASS":
+            failed.append(name)
+    print(f"{len(paths) - len(failed)}/{len(paths)} op models match "
+          f"onnxruntime")
+    if failed:
+        print("\n".join(log))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
