@@ -141,3 +141,11 @@ SoftmaxCrossEntropyLossOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
        Value()});
   return success();
 }
+
+LogicalResult MseLossOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({MseLossGradOp::create(b, getLoc(), resultGrads[0],
+                                             getPrediction(), getTarget()),
+                       Value()});
+  return success();
+}

@@ -58,6 +58,21 @@ def OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
   ];
 }
 
+def GradientTransformOpInterface : OpInterface<"GradientTransformOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that transforms gradients on their way to the optimizer (e.g.
+    clipping by global norm). Synchronization must combine the ranks'
+    gradients before the transform, so it asks which operand each result
+    comes from.
+  }];
+  let methods = [
+    InterfaceMethod<"The operand result `index` transforms.",
+                    "::mlir::OpOperand &", "getSourceGradient",
+                    (ins "unsigned":$index)>
+  ];
+}
+
 def SparseAccessOpInterface : OpInterface<"SparseAccessOpInterface"> {
   let cppNamespace = "::autodist::nn";
   let description = [{

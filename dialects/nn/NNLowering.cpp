@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -452,13 +453,188 @@ Results IdentityOp::lowerToLinalg(OpBuilder &) {
   return SmallVector<Value>{getInput()};
 }
 
+static Value addF(OpBuilder &b, Location l, Value x, Value y);
+
+/// `grad + weight_decay * param` (L2 regularization folded into the
+/// gradient, as torch.optim does).
+static Value decayed(OpBuilder &b, Location l, Value grad, Value param,
+                     float weightDecay) {
+  if (weightDecay == 0.0f)
+    return grad;
+  Value d = arith::MulFOp::create(b, l, param, f32Const(b, l, weightDecay));
+  return arith::AddFOp::create(b, l, grad, d);
+}
+
 Results SgdUpdateOp::lowerToLinalg(OpBuilder &b) {
+  float wd = getWeightDecay().convertToFloat();
   return SmallVector<Value>{
       buildElementwise(b, getLoc(), getType(), {getParam(), getGrad(), getLr()},
-                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value step = arith::MulFOp::create(nb, l, a[2], a[1]);
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value g = decayed(nb, l, a[1], a[0], wd);
+                         Value step = arith::MulFOp::create(nb, l, a[2], g);
                          return arith::SubFOp::create(nb, l, a[0], step);
                        })};
+}
+
+Results MomentumUpdateOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getParam().getType();
+  float wd = getWeightDecay().convertToFloat();
+  float mu = getMomentum().convertToFloat();
+  bool nesterov = getNesterov();
+  Value v1 = buildElementwise(
+      b, loc, type, {getParam(), getGrad(), getVelocity()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value g = decayed(nb, l, a[1], a[0], wd);
+        Value mv = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, mu));
+        return arith::AddFOp::create(nb, l, mv, g);
+      });
+  Value p1 = buildElementwise(
+      b, loc, type, {getParam(), getGrad(), v1, getLr()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value step = a[2];
+        if (nesterov) {
+          Value g = decayed(nb, l, a[1], a[0], wd);
+          Value mv = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, mu));
+          step = arith::AddFOp::create(nb, l, g, mv);
+        }
+        Value s = arith::MulFOp::create(nb, l, a[3], step);
+        return arith::SubFOp::create(nb, l, a[0], s);
+      });
+  return SmallVector<Value>{p1, v1};
+}
+
+Results AdamUpdateOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getParam().getType();
+  float b1 = getBeta1().convertToFloat(), b2 = getBeta2().convertToFloat();
+  float eps = getEpsilon().convertToFloat();
+  float wd = getWeightDecay().convertToFloat();
+  bool decoupled = getDecoupled();
+  float gradDecay = decoupled ? 0.0f : wd;
+  Value m1 = buildElementwise(
+      b, loc, type, {getParam(), getGrad(), getM()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value g = decayed(nb, l, a[1], a[0], gradDecay);
+        Value x = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, b1));
+        Value y = arith::MulFOp::create(nb, l, g, f32Const(nb, l, 1.0f - b1));
+        return arith::AddFOp::create(nb, l, x, y);
+      });
+  Value v1 = buildElementwise(
+      b, loc, type, {getParam(), getGrad(), getV()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value g = decayed(nb, l, a[1], a[0], gradDecay);
+        Value x = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, b2));
+        Value gg = arith::MulFOp::create(nb, l, g, g);
+        Value y = arith::MulFOp::create(nb, l, gg, f32Const(nb, l, 1.0f - b2));
+        return arith::AddFOp::create(nb, l, x, y);
+      });
+  // Bias corrections from the step number, once per call (torch's form:
+  // step_size = lr / bc1, denom = sqrt(v) / sqrt(bc2) + eps).
+  Value lr = tensor::ExtractOp::create(b, loc, getLr(), ValueRange{});
+  Value t = tensor::ExtractOp::create(b, loc, getStep(), ValueRange{});
+  Value one = f32Const(b, loc, 1.0f);
+  Value bc1 = arith::SubFOp::create(
+      b, loc, one, math::PowFOp::create(b, loc, f32Const(b, loc, b1), t));
+  Value bc2 = arith::SubFOp::create(
+      b, loc, one, math::PowFOp::create(b, loc, f32Const(b, loc, b2), t));
+  Value stepSize = arith::DivFOp::create(b, loc, lr, bc1);
+  Value bc2Sqrt = math::SqrtOp::create(b, loc, bc2);
+  Value shrink = arith::SubFOp::create(
+      b, loc, one, arith::MulFOp::create(b, loc, lr, f32Const(b, loc, wd)));
+  Value p1 = buildElementwise(
+      b, loc, type, {getParam(), m1, v1},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value p = decoupled && wd != 0.0f
+                      ? arith::MulFOp::create(nb, l, a[0], shrink).getResult()
+                      : a[0];
+        Value denom = arith::AddFOp::create(
+            nb, l,
+            arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, a[2]),
+                                  bc2Sqrt),
+            f32Const(nb, l, eps));
+        Value upd = arith::MulFOp::create(
+            nb, l, stepSize, arith::DivFOp::create(nb, l, a[1], denom));
+        return arith::SubFOp::create(nb, l, p, upd);
+      });
+  return SmallVector<Value>{p1, m1, v1};
+}
+
+/// The number of elements of `v` (dynamic dims included) as an f32.
+static Value numelF32(OpBuilder &b, Location loc, Value v) {
+  Value n = arith::ConstantIndexOp::create(b, loc, 1);
+  for (OpFoldResult d : tensor::getMixedSizes(b, loc, v))
+    n = arith::MulIOp::create(b, loc, n,
+                              getValueOrCreateConstantIndexOp(b, loc, d));
+  Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), n);
+  return arith::SIToFPOp::create(b, loc, b.getF32Type(), n64);
+}
+
+Results MseLossOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType predType = getPrediction().getType();
+  Value sq =
+      buildElementwise(b, loc, predType, {getPrediction(), getTarget()},
+                       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                         return arith::MulFOp::create(nb, l, d, d);
+                       });
+  SmallVector<int64_t> all(predType.getRank());
+  std::iota(all.begin(), all.end(), 0);
+  Value total = buildReduction(b, loc, sq, all, 0.0f, addF);
+  Value n = numelF32(b, loc, getPrediction());
+  return SmallVector<Value>{
+      buildElementwise(b, loc, getType(), {total},
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         return arith::DivFOp::create(nb, l, a[0], n);
+                       })};
+}
+
+Results MseLossGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value g = tensor::ExtractOp::create(b, loc, getGrad(), ValueRange{});
+  Value scale = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, g, f32Const(b, loc, 2.0f)),
+      numelF32(b, loc, getPrediction()));
+  return SmallVector<Value>{
+      buildElementwise(b, loc, getType(), {getPrediction(), getTarget()},
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, a[0], a[1]);
+                         return arith::MulFOp::create(nb, l, d, scale);
+                       })};
+}
+
+Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value total = f32Const(b, loc, 0.0f);
+  for (Value g : getGrads()) {
+    auto t = typeOf(g);
+    Value sq = buildElementwise(
+        b, loc, t, {g}, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return arith::MulFOp::create(nb, l, a[0], a[0]);
+        });
+    SmallVector<int64_t> all(t.getRank());
+    std::iota(all.begin(), all.end(), 0);
+    Value s = sq;
+    if (!all.empty())
+      s = buildReduction(b, loc, sq, all, 0.0f, addF);
+    total = arith::AddFOp::create(
+        b, loc, total, tensor::ExtractOp::create(b, loc, s, ValueRange{}));
+  }
+  // torch.nn.utils.clip_grad_norm_: coef = min(1, max_norm / (norm + 1e-6)).
+  Value norm = math::SqrtOp::create(b, loc, total);
+  Value coef = arith::DivFOp::create(
+      b, loc, f32Const(b, loc, getMaxNorm().convertToFloat()),
+      arith::AddFOp::create(b, loc, norm, f32Const(b, loc, 1e-6f)));
+  coef = arith::MinimumFOp::create(b, loc, coef, f32Const(b, loc, 1.0f));
+  SmallVector<Value> out;
+  for (Value g : getGrads())
+    out.push_back(
+        buildElementwise(b, loc, typeOf(g), {g},
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(nb, l, a[0], coef);
+                         }));
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -759,9 +935,25 @@ static Value isLabelColumn(OpBuilder &b, Location l, Value label) {
   return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c64, label);
 }
 
+/// Logits `[N..., C]` as rows `[M, C]` and labels `[N...]` as `[M]`.
+static std::pair<Value, Value> asRows(OpBuilder &b, Location loc, Value logits,
+                                      Value labels) {
+  int64_t rank = typeOf(logits).getRank();
+  if (rank == 2)
+    return {logits, labels};
+  ReassociationIndices lead(rank - 1);
+  std::iota(lead.begin(), lead.end(), 0);
+  Value rows = tensor::CollapseShapeOp::create(
+      b, loc, logits, ArrayRef<ReassociationIndices>{lead, {rank - 1}});
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, labels, ArrayRef<ReassociationIndices>{lead});
+  return {rows, flat};
+}
+
 Results SoftmaxCrossEntropyLossOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
-  Value x = getLogits(), labels = getLabels();
+  auto rowsAndLabels = asRows(b, loc, getLogits(), getLabels());
+  Value x = rowsAndLabels.first, labels = rowsAndLabels.second;
   SoftmaxParts sm = buildSoftmaxParts(b, loc, x);
   // picked[n] = x[n, labels[n]], as a masked row reduction.
   auto rowType = typeOf(sm.rowSum);
@@ -797,18 +989,19 @@ Results SoftmaxCrossEntropyLossOp::lowerToLinalg(OpBuilder &b) {
 
 Results SoftmaxCrossEntropyLossGradOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
-  Value x = getLogits();
+  auto rowsAndLabels = asRows(b, loc, getLogits(), getLabels());
+  Value x = rowsAndLabels.first, labels = rowsAndLabels.second;
   SoftmaxParts sm = buildSoftmaxParts(b, loc, x);
   // scale = grad / N, read once outside the loop nest.
   Value g = tensor::ExtractOp::create(b, loc, getGrad(), ValueRange{});
   Value scaleV = arith::DivFOp::create(b, loc, g, batchSizeF32(b, loc, x));
-  auto type = getType();
+  auto rowsType = typeOf(x);
   SmallVector<utils::IteratorType> par(2, utils::IteratorType::parallel);
   Value out =
       linalg::GenericOp::create(
-          b, loc, TypeRange{type},
-          ValueRange{sm.shiftedExp, sm.rowSum, getLabels()},
-          ValueRange{emptyLike(b, loc, type, {x})},
+          b, loc, TypeRange{rowsType},
+          ValueRange{sm.shiftedExp, sm.rowSum, labels},
+          ValueRange{emptyLike(b, loc, rowsType, {x})},
           ArrayRef<AffineMap>{rowColMap(b), rowMap(b), rowMap(b), rowColMap(b)},
           par,
           [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -821,5 +1014,156 @@ Results SoftmaxCrossEntropyLossGradOp::lowerToLinalg(OpBuilder &b) {
                 nb, l, ValueRange{arith::MulFOp::create(nb, l, d, scaleV)});
           })
           .getResult(0);
+  RankedTensorType type = getType();
+  if (type.getRank() > 2) {
+    ReassociationIndices lead(type.getRank() - 1);
+    std::iota(lead.begin(), lead.end(), 0);
+    out = tensor::ExpandShapeOp::create(
+        b, loc, type, out,
+        ArrayRef<ReassociationIndices>{lead, {type.getRank() - 1}},
+        tensor::getMixedSizes(b, loc, getLogits()));
+  }
   return SmallVector<Value>{out};
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings and normalization
+//===----------------------------------------------------------------------===//
+
+Results GatherOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value data = getData(), indices = getIndices();
+  int64_t dataRank = getData().getType().getRank();
+  int64_t idxRank = getIndices().getType().getRank();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += dataRank;
+  // Dynamic result dims come from the data or the indices they copy.
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    if (i < axis)
+      dyn.push_back(tensor::DimOp::create(b, loc, data, i));
+    else if (i < axis + idxRank)
+      dyn.push_back(tensor::DimOp::create(b, loc, indices, i - axis));
+    else
+      dyn.push_back(tensor::DimOp::create(b, loc, data, i - idxRank + 1));
+  }
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dyn);
+  SmallVector<AffineExpr> idxExprs;
+  for (int64_t j = 0; j < idxRank; ++j)
+    idxExprs.push_back(b.getAffineDimExpr(axis + j));
+  AffineMap idxMap =
+      AffineMap::get(type.getRank(), 0, idxExprs, b.getContext());
+  int64_t axisSize = getData().getType().getDimSize(axis);
+  SmallVector<utils::IteratorType> par(type.getRank(),
+                                       utils::IteratorType::parallel);
+  Value out =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{type}, ValueRange{indices}, ValueRange{init},
+          ArrayRef<AffineMap>{idxMap, b.getMultiDimIdentityMap(type.getRank())},
+          par,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            // ONNX allows negative indices; anything else out of range is
+            // an error, not a silent out-of-bounds read.
+            Value size = arith::ConstantIntOp::create(nb, l, axisSize, 64);
+            Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
+            Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                              a[0], zero);
+            Value wrapped = arith::SelectOp::create(
+                nb, l, neg, arith::AddIOp::create(nb, l, a[0], size), a[0]);
+            Value inRange = arith::AndIOp::create(
+                nb, l,
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, wrapped,
+                                      zero),
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, wrapped,
+                                      size));
+            cf::AssertOp::create(nb, l, inRange, "Gather: index out of range");
+            SmallVector<Value> coords;
+            for (int64_t j = 0; j < dataRank; ++j) {
+              if (j == axis)
+                coords.push_back(arith::IndexCastOp::create(
+                    nb, l, nb.getIndexType(), wrapped));
+              else
+                coords.push_back(linalg::IndexOp::create(
+                    nb, l, j < axis ? j : j - 1 + idxRank));
+            }
+            linalg::YieldOp::create(
+                nb, l,
+                ValueRange{tensor::ExtractOp::create(nb, l, data, coords)});
+          })
+          .getResult(0);
+  return SmallVector<Value>{out};
+}
+
+Results LayerNormOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value x = getInput();
+  int64_t rank = type.getRank();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    dims.push_back(d);
+    count *= type.getDimSize(d);
+  }
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineExpr> leading;
+  for (int64_t d = 0; d < axis; ++d)
+    leading.push_back(b.getAffineDimExpr(d));
+  AffineMap red = AffineMap::get(rank, 0, leading, ctx);
+  SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+  auto generic =
+      [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
+          function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+        SmallVector<AffineMap> maps(inMaps);
+        maps.push_back(id);
+        return linalg::GenericOp::create(
+                   b, loc, TypeRange{type}, ins,
+                   ValueRange{emptyLike(b, loc, type, {x})}, maps, par,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     linalg::YieldOp::create(
+                         nb, l, ValueRange{body(nb, l, a.drop_back())});
+                   })
+            .getResult(0);
+      };
+  float invCount = 1.0f / static_cast<float>(count);
+  Value sum = buildReduction(b, loc, x, dims, 0.0f, addF);
+  Value centered = generic(
+      {x, sum}, {id, red}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value mean =
+            arith::MulFOp::create(nb, l, a[1], f32Const(nb, l, invCount));
+        return arith::SubFOp::create(nb, l, a[0], mean).getResult();
+      });
+  Value squares =
+      generic({centered}, {id}, [](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::MulFOp::create(nb, l, a[0], a[0]).getResult();
+      });
+  Value sqSum = buildReduction(b, loc, squares, dims, 0.0f, addF);
+  SmallVector<Value> ins = {centered, sqSum, getScale()};
+  SmallVector<AffineMap> maps = {id, red,
+                                 broadcastMap(ctx, getScale().getType(), type)};
+  if (Value bias = getBias()) {
+    ins.push_back(bias);
+    maps.push_back(broadcastMap(ctx, getBias().getType(), type));
+  }
+  float eps = getEpsilon().convertToFloat();
+  Value y = generic(ins, maps, [&](OpBuilder &nb, Location l, ValueRange a) {
+    Value var = arith::MulFOp::create(nb, l, a[1], f32Const(nb, l, invCount));
+    Value inv = math::RsqrtOp::create(
+        nb, l, arith::AddFOp::create(nb, l, var, f32Const(nb, l, eps)));
+    Value v = arith::MulFOp::create(
+        nb, l, arith::MulFOp::create(nb, l, a[0], inv), a[2]);
+    if (a.size() > 3)
+      v = arith::AddFOp::create(nb, l, v, a[3]);
+    return v;
+  });
+  return SmallVector<Value>{y};
 }

@@ -598,6 +598,90 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
 LogicalResult ConcatOp::verify() { return success(); }
 
 //===----------------------------------------------------------------------===//
+// Embeddings and normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         ValueRange operands,
+                                         DictionaryAttr attrs,
+                                         OpaqueProperties props, RegionRange,
+                                         SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto data = rankedType(op.getData());
+  auto indices = rankedType(op.getIndices());
+  int64_t rank = data.getRank(), axis = op.getAxis();
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.gather axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> out(data.getShape().take_front(axis));
+  llvm::append_range(out, indices.getShape());
+  llvm::append_range(out, data.getShape().drop_front(axis + 1));
+  results.push_back(tensorOf(out, data.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  int64_t rank = getData().getType().getRank();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
+  if (ShapedType::isDynamic(getData().getType().getDimSize(axis)))
+    return emitOpError("gathers along dynamic dim ") << axis;
+  return success();
+}
+
+bool GatherOp::isSparseOperand(unsigned index) {
+  // An embedding lookup: a few rows of the table are read.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  return index == 0 && (axis == 0 || axis == -getData().getType().getRank());
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr attrs,
+                                            OpaqueProperties props, RegionRange,
+                                            SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = rankedType(op.getInput());
+  int64_t rank = x.getRank(), axis = op.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.layer_norm axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  ArrayRef<int64_t> normalized = x.getShape().drop_front(axis);
+  for (Value v : {op.getScale(), op.getBias()}) {
+    if (!v)
+      continue;
+    auto shape = rankedType(v).getShape();
+    auto bc = broadcastShapes(shape, normalized);
+    if (shape.size() > normalized.size() || failed(bc) ||
+        ArrayRef<int64_t>(*bc) != normalized)
+      return emitOptionalError(loc, "nn.layer_norm scale/bias of shape ",
+                               shapeStr(shape), " does not broadcast to ",
+                               shapeStr(normalized));
+  }
+  for (int64_t d : normalized)
+    if (ShapedType::isDynamic(d))
+      return emitOptionalError(loc,
+                               "nn.layer_norm normalizes over a dynamic "
+                               "dim of ",
+                               shapeStr(x.getShape()));
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (!(getEpsilon().convertToFloat() >= 0.0f))
+    return emitOpError("epsilon must be >= 0");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
 
@@ -606,12 +690,19 @@ static LogicalResult checkLogitsLabels(std::optional<Location> loc,
                                        StringRef opName, Value logits,
                                        Value labels) {
   auto l = rankedType(logits), y = rankedType(labels);
-  if (l.getRank() != 2)
-    return emitOptionalError(loc, opName, " expects 2-D logits [N, C], got ",
+  if (l.getRank() < 2)
+    return emitOptionalError(loc, opName,
+                             " expects logits [N..., C] of rank >= 2, got ",
                              shapeStr(l.getShape()));
-  if (!dimsCompatible(l.getDimSize(0), y.getDimSize(0)))
-    return emitOptionalError(loc, opName, " has ", l.getDimSize(0),
-                             " logit rows but ", y.getDimSize(0), " labels");
+  bool match = y.getRank() == l.getRank() - 1;
+  for (int64_t i = 0; match && i < y.getRank(); ++i)
+    match = dimsCompatible(l.getDimSize(i), y.getDimSize(i));
+  if (!match)
+    return emitOptionalError(loc, opName, " has logits ",
+                             shapeStr(l.getShape()), " but labels ",
+                             shapeStr(y.getShape()),
+                             " (labels must be the logits' shape without the "
+                             "class dim)");
   return success();
 }
 
@@ -661,6 +752,88 @@ LogicalResult SgdUpdateOp::verify() {
 
 Value SgdUpdateOp::getUpdatedParam() { return getParam(); }
 OpOperand &SgdUpdateOp::getGradOperand() { return getGradMutable(); }
+
+//===----------------------------------------------------------------------===//
+// More losses and optimizers
+//===----------------------------------------------------------------------===//
+
+LogicalResult MseLossOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
+  if (failed(
+          verifyCompatibleShape(operands[0].getType(), operands[1].getType())))
+    return emitOptionalError(
+        loc, "nn.mse_loss prediction ",
+        shapeStr(rankedType(operands[0]).getShape()), " and target ",
+        shapeStr(rankedType(operands[1]).getShape()), " differ");
+  results.push_back(f32Tensor(ctx, {}));
+  return success();
+}
+
+LogicalResult MseLossOp::verify() { return success(); }
+
+LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              ValueRange operands,
+                                              DictionaryAttr, OpaqueProperties,
+                                              RegionRange,
+                                              SmallVectorImpl<Type> &results) {
+  if (failed(
+          verifyCompatibleShape(operands[1].getType(), operands[2].getType())))
+    return emitOptionalError(loc, "nn.mse_loss_grad shapes differ");
+  results.push_back(operands[1].getType());
+  return success();
+}
+
+LogicalResult MseLossGradOp::verify() { return success(); }
+
+LogicalResult MomentumUpdateOp::verify() {
+  if (getMomentum().convertToFloat() < 0.0f)
+    return emitOpError("momentum must be >= 0");
+  if (getWeightDecay().convertToFloat() < 0.0f)
+    return emitOpError("weight_decay must be >= 0");
+  return success();
+}
+
+Value MomentumUpdateOp::getUpdatedParam() { return getParam(); }
+OpOperand &MomentumUpdateOp::getGradOperand() { return getGradMutable(); }
+
+LogicalResult AdamUpdateOp::verify() {
+  for (auto [name, beta] :
+       {std::pair<StringRef, float>("beta1", getBeta1().convertToFloat()),
+        {"beta2", getBeta2().convertToFloat()}})
+    if (!(beta >= 0.0f && beta < 1.0f))
+      return emitOpError(name) << " must be in [0, 1), got " << beta;
+  if (!(getEpsilon().convertToFloat() > 0.0f))
+    return emitOpError("epsilon must be > 0");
+  if (getWeightDecay().convertToFloat() < 0.0f)
+    return emitOpError("weight_decay must be >= 0");
+  return success();
+}
+
+Value AdamUpdateOp::getUpdatedParam() { return getParam(); }
+OpOperand &AdamUpdateOp::getGradOperand() { return getGradMutable(); }
+
+LogicalResult ClipByGlobalNormOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &results) {
+  llvm::append_range(results, operands.getTypes());
+  return success();
+}
+
+LogicalResult ClipByGlobalNormOp::verify() {
+  if (getGrads().empty())
+    return emitOpError("needs at least one gradient");
+  if (!(getMaxNorm().convertToFloat() > 0.0f))
+    return emitOpError("max_norm must be > 0");
+  return success();
+}
+
+OpOperand &ClipByGlobalNormOp::getSourceGradient(unsigned index) {
+  return getGradsMutable()[index];
+}
 
 #define GET_OP_CLASSES
 #include "nn/NNOps.cpp.inc"

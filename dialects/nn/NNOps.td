@@ -19,7 +19,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def NN_F32Tensor : RankedTensorOf<[F32]>;
 def NN_F32Scalar : 0DTensorOf<[F32]>;
-def NN_LabelTensor : 1DTensorOf<[I64]>;
+def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
 /// Tensors that shape ops, comparisons, selects and casts accept.
 def NN_AnyTensor : RankedTensorOf<[F32, I64, I1]>;
@@ -432,15 +432,62 @@ def NN_ConcatOp : NN_Op<"concat"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Embeddings and normalization
+//===----------------------------------------------------------------------===//
+
+def NN_GatherOp : NN_Op<"gather",
+    [DeclareOpInterfaceMethods<SparseAccessOpInterface>]> {
+  let summary = "Gathers slices of data along an axis at integer indices";
+  let description = [{
+    ONNX `Gather`: `result[i..., j..., k...] = data[i..., indices[j...], k...]`
+    with `j` the indices' dims at `axis`; negative indices count from the end.
+    Along axis 0 it is an embedding lookup: the data operand is read
+    sparsely (SparseAccessOpInterface).
+
+    ```mlir
+    %e = nn.gather %table, %ids {axis = 0 : i64}
+        : (tensor<100x16xf32>, tensor<?x8xi64>) -> tensor<?x8x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64]>:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_LayerNormOp : NN_Op<"layer_norm"> {
+  let summary = "Layer normalization over the trailing dims";
+  let description = [{
+    ONNX `LayerNormalization` (opset 17): normalizes over the dims
+    `[axis, rank)` to zero mean and unit variance (`epsilon` added to the
+    variance), then scales and shifts by `scale` and the optional `bias`,
+    which broadcast to those dims.
+
+    ```mlir
+    %y = nn.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+        : (tensor<?x8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<?x8x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$scale,
+                   Optional<NN_F32Tensor>:$bias,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F32Attr, "1.0e-05">:$epsilon);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
 
 def NN_SoftmaxCrossEntropyLossOp : NN_DiffOp<"softmax_cross_entropy_loss"> {
   let summary = "Mean softmax cross-entropy of logits against class labels";
   let description = [{
-    ONNX `SoftmaxCrossEntropyLoss` with `reduction = "mean"`: for logits
-    `[N, C]` and integer labels `[N]` in `[0, C)`, the mean over the batch of
-    `logsumexp(logits[n]) - logits[n, labels[n]]`.
+    Softmax cross-entropy with `reduction = "mean"`, classes on the last
+    dim: for logits `[N..., C]` and integer labels `[N...]` in `[0, C)`, the
+    mean over all positions `n` of `logsumexp(logits[n]) - logits[n,
+    labels[n]]` (a batch of sequences `[B, T, V]` with labels `[B, T]` is
+    the mean over tokens, as language models train).
 
     ```mlir
     %l = nn.softmax_cross_entropy_loss %logits, %labels
@@ -473,7 +520,7 @@ def NN_SoftmaxCrossEntropyLossGradOp
   let summary = "Gradient of the mean softmax cross-entropy w.r.t. logits";
   let description = [{
     `grad * (softmax(logits) - onehot(labels)) / N` for a scalar upstream
-    gradient `grad`.
+    gradient `grad`, `N` the number of positions (all dims but the last).
 
     ```mlir
     %d = nn.softmax_cross_entropy_loss_grad %g, %logits, %labels
@@ -489,7 +536,7 @@ def NN_SoftmaxCrossEntropyLossGradOp
 def NN_SgdUpdateOp : NN_Op<"sgd_update",
     [AllTypesMatch<["param", "result"]>,
      DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
-  let summary = "Plain SGD step: param - lr * grad";
+  let summary = "Plain SGD step: param - lr * (grad + weight_decay * param)";
   let description = [{
     ```mlir
     %p1 = nn.sgd_update %p, %g, %lr
@@ -497,8 +544,114 @@ def NN_SgdUpdateOp : NN_Op<"sgd_update",
     ```
   }];
   let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
-                   NN_F32Scalar:$lr);
+                   NN_F32Scalar:$lr,
+                   DefaultValuedAttr<F32Attr, "0.0">:$weight_decay);
   let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+include "nn/NNConvOps.td"
+
+def NN_MseLossOp : NN_DiffOp<"mse_loss"> {
+  let summary = "Mean squared error";
+  let description = [{
+    `mean((prediction - target)^2)` over all elements.
+
+    ```mlir
+    %l = nn.mse_loss %y, %t : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$prediction, NN_F32Tensor:$target);
+  let results = (outs NN_F32Scalar:$result);
+  let hasVerifier = 1;
+}
+
+def NN_MseLossGradOp : NN_Op<"mse_loss_grad"> {
+  let summary = "Gradient of the mean squared error w.r.t. the prediction";
+  let description = [{
+    `grad * 2 * (prediction - target) / numel`.
+
+    ```mlir
+    %d = nn.mse_loss_grad %g, %y, %t
+        : (tensor<f32>, tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Scalar:$grad, NN_F32Tensor:$prediction,
+                   NN_F32Tensor:$target);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_MomentumUpdateOp : NN_Op<"momentum_update",
+    [AllTypesMatch<["param", "grad", "velocity", "new_param", "new_velocity"]>,
+     DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
+  let summary = "SGD with momentum (optionally Nesterov), as torch.optim.SGD";
+  let description = [{
+    With `g = grad + weight_decay * param`:
+    `v' = momentum * v + g`; the step is `g + momentum * v'` (Nesterov) or
+    `v'`; `param' = param - lr * step`.
+
+    ```mlir
+    %p1, %v1 = nn.momentum_update %p, %g, %v, %lr {momentum = 0.9 : f32}
+        : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<f32>)
+        -> (tensor<10xf32>, tensor<10xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
+                   NN_F32Tensor:$velocity, NN_F32Scalar:$lr,
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum,
+                   DefaultValuedAttr<BoolAttr, "false">:$nesterov,
+                   DefaultValuedAttr<F32Attr, "0.0">:$weight_decay);
+  let results = (outs NN_F32Tensor:$new_param, NN_F32Tensor:$new_velocity);
+  let hasVerifier = 1;
+}
+
+def NN_AdamUpdateOp : NN_Op<"adam_update",
+    [AllTypesMatch<["param", "grad", "m", "v", "new_param", "new_m", "new_v"]>,
+     DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
+  let summary = "Adam / AdamW step, as torch.optim.Adam / AdamW";
+  let description = [{
+    At step `t` (1-based): with `decoupled` (AdamW) `param *= 1 - lr *
+    weight_decay`, else `g = grad + weight_decay * param`;
+    `m' = beta1 m + (1 - beta1) g`, `v' = beta2 v + (1 - beta2) g^2`,
+    `param' = param - lr / (1 - beta1^t) * m' / (sqrt(v') / sqrt(1 - beta2^t)
+    + epsilon)`.
+
+    ```mlir
+    %p1, %m1, %v1 = nn.adam_update %p, %g, %m, %v, %lr, %t
+        : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>,
+           tensor<f32>, tensor<f32>) -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
+                   NN_F32Tensor:$m, NN_F32Tensor:$v, NN_F32Scalar:$lr,
+                   NN_F32Scalar:$step,
+                   DefaultValuedAttr<F32Attr, "0.9">:$beta1,
+                   DefaultValuedAttr<F32Attr, "0.999">:$beta2,
+                   DefaultValuedAttr<F32Attr, "1.0e-08">:$epsilon,
+                   DefaultValuedAttr<F32Attr, "0.0">:$weight_decay,
+                   DefaultValuedAttr<BoolAttr, "false">:$decoupled);
+  let results = (outs NN_F32Tensor:$new_param, NN_F32Tensor:$new_m,
+                 NN_F32Tensor:$new_v);
+  let hasVerifier = 1;
+}
+
+def NN_ClipByGlobalNormOp : NN_Op<"clip_by_global_norm",
+    [DeclareOpInterfaceMethods<GradientTransformOpInterface>]> {
+  let summary = "Scales gradients so that their global L2 norm is at most max_norm";
+  let description = [{
+    As torch.nn.utils.clip_grad_norm_: with `n` the L2 norm of all operands
+    together, every operand is multiplied by `min(1, max_norm / (n + 1e-6))`.
+    Synchronization reduces the operands (the raw gradients), not the
+    results (GradientTransformOpInterface).
+
+    ```mlir
+    %a1, %b1 = nn.clip_by_global_norm %a, %b {max_norm = 1.0 : f32}
+        : (tensor<4x3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>)
+    ```
+  }];
+  let arguments = (ins Variadic<NN_F32Tensor>:$grads, F32Attr:$max_norm);
+  let results = (outs Variadic<NN_F32Tensor>:$results);
   let hasVerifier = 1;
 }
 

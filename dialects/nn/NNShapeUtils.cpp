@@ -90,8 +90,8 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
 
 /// The indexing map reading `operand` (rank r) broadcast into an iteration
 /// space of rank R: aligned right, static size-1 dims read index 0.
-static AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType operand,
-                              RankedTensorType result) {
+AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType operand,
+                       RankedTensorType result) {
   int64_t r = operand.getRank(), R = result.getRank();
   SmallVector<AffineExpr> exprs;
   for (int64_t j = 0; j < r; ++j) {

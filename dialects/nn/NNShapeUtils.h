@@ -52,6 +52,13 @@ mlir::FailureOr<mlir::Value> reshapeTensor(mlir::OpBuilder &b,
                                            mlir::Value input,
                                            mlir::RankedTensorType resultType);
 
+/// The indexing map reading `operand` (rank r) broadcast into an iteration
+/// space of the shape of `result` (rank R): aligned right, static size-1
+/// dims read index 0.
+mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx,
+                             mlir::RankedTensorType operand,
+                             mlir::RankedTensorType result);
+
 /// A scalar f32 constant.
 mlir::Value f32Const(mlir::OpBuilder &b, mlir::Location loc, float v);
 

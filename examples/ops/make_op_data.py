@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write random float32 inputs for an ONNX model as a .npz.
+"""Write random float32 / int64 inputs for an ONNX model as a .npz.
 
 One array per graph input that is not an initializer, named like the input;
 symbolic dims become --samples (the leading batch dim) and the values are
@@ -23,6 +23,10 @@ def main():
     ap.add_argument("--samples", type=int, default=13,
                     help="size of symbolic dims (default 13)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--int-high", type=int, default=10,
+                    help="int64 inputs are drawn from [0, int-high) (default 10)")
+    ap.add_argument("--labels", type=int, default=0,
+                    help="also write 'labels' in [0, LABELS) (default: none)")
     args = ap.parse_args()
     model = onnx.load(args.model)
     inits = {t.name for t in model.graph.initializer}
@@ -32,11 +36,17 @@ def main():
         if inp.name in inits:
             continue
         tt = inp.type.tensor_type
-        if tt.elem_type != onnx.TensorProto.FLOAT:
-            raise ValueError(f"input '{inp.name}' is not float32")
         dims = [d.dim_value if d.HasField("dim_value") else args.samples
                 for d in tt.shape.dim]
-        arrays[inp.name] = rng.standard_normal(dims).astype(np.float32)
+        if tt.elem_type == onnx.TensorProto.FLOAT:
+            arrays[inp.name] = rng.standard_normal(dims).astype(np.float32)
+        elif tt.elem_type == onnx.TensorProto.INT64:
+            arrays[inp.name] = rng.integers(0, args.int_high, dims, dtype=np.int64)
+        else:
+            raise ValueError(f"input '{inp.name}' is neither float32 nor int64")
+    if args.labels:
+        arrays["labels"] = rng.integers(0, args.labels, [args.samples],
+                                        dtype=np.int64)
     np.savez(args.out, **arrays)
     print(f"wrote {args.out}: " + ", ".join(
         f"{k} {list(v.shape)}" for k, v in arrays.items()))

@@ -13,26 +13,57 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
   let summary = "Build @train_step from @forward: loss, autodiff, optimizer";
   let description = [{
     Clones `@forward`, appends the loss on its first result, differentiates
-    the loss with respect to every parameter (arguments tagged `nn.param`)
-    by reverse-mode autodiff through each op's `DifferentiableOpInterface`,
-    and applies the optimizer:
+    the loss with respect to every trainable parameter (arguments tagged
+    `nn.param`, less `freeze`) by reverse-mode autodiff through each op's
+    `DifferentiableOpInterface`, optionally clips the gradients by their
+    global norm, and applies the optimizer:
 
     ```mlir
     func.func @train_step(%w: tensor<10x64xf32> {nn.param = "w"}, ...,
+                          %m: tensor<10x64xf32> {nn.state = "w/adam_m"}, ...,
                           %x: tensor<?x64xf32> {nn.input = "x"},
                           %labels: tensor<?xi64> {nn.label = "labels"},
-                          %lr: tensor<f32> {nn.lr})
-        -> (tensor<f32> {nn.loss}, tensor<10x64xf32> {nn.param_out = "w"}, ...)
+                          %lr: tensor<f32> {nn.lr}, %step: tensor<f32> {nn.step})
+        -> (tensor<f32> {nn.loss}, tensor<10x64xf32> {nn.param_out = "w"}, ...,
+            tensor<10x64xf32> {nn.state_out = "w/adam_m"}, ...)
     ```
+
+    Losses: `cross_entropy` (class indices, classes on the last dim, mean
+    over all positions), `mse` (target shaped like the output), `output`
+    (the model's first output already is the scalar loss; no labels).
+    Optimizers: `sgd`, `momentum` (`nesterov`), `adam`, `adamw`, each with
+    `weight-decay`. The learning-rate schedule is recorded for the runtime,
+    which passes each step's lr.
   }];
   let options = [
     Option<"loss", "loss", "std::string", "\"cross_entropy\"",
-           "loss on the first output (cross_entropy)">,
+           "loss on the first output (cross_entropy, mse, output)">,
     Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
-           "optimizer (sgd)">,
-    Option<"lr", "lr", "double", "0.01", "default learning rate">,
+           "optimizer (sgd, momentum, adam, adamw)">,
+    Option<"lr", "lr", "double", "0.01", "base learning rate">,
     Option<"label", "label", "std::string", "\"labels\"",
-           "name of the labels input">
+           "name of the labels (or target) input">,
+    Option<"momentum", "momentum", "double", "0.9", "momentum factor">,
+    Option<"nesterov", "nesterov", "bool", "false", "Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "weight decay (L2 for sgd/momentum/adam, decoupled for adamw)">,
+    Option<"beta1", "beta1", "double", "0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "Adam beta2">,
+    Option<"epsilon", "epsilon", "double", "1e-8", "Adam epsilon">,
+    Option<"clipNorm", "clip-norm", "double", "0.0",
+           "clip gradients to this global L2 norm (0: off)">,
+    ListOption<"freeze", "freeze", "std::string",
+               "parameters not to train">,
+    Option<"schedule", "lr-schedule", "std::string", "\"constant\"",
+           "learning-rate schedule (constant, cosine, step)">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", "0",
+           "cosine: linear warmup steps">,
+    Option<"totalSteps", "total-steps", "int64_t", "0",
+           "cosine: step at which lr reaches min-lr">,
+    Option<"minLr", "min-lr", "double", "0.0", "cosine: final lr">,
+    Option<"stepSize", "step-size", "int64_t", "0",
+           "step: steps between decays">,
+    Option<"gamma", "gamma", "double", "0.1", "step: decay factor">
   ];
   let dependentDialects = ["autodist::nn::NNDialect",
                            "mlir::arith::ArithDialect",
@@ -134,7 +165,8 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect",
+                           "mlir::cf::ControlFlowDialect"];
 }
 
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Import/OnnxImporter.h"
+#include "ImportConv.h"
 #include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -223,6 +224,8 @@ const std::map<std::string, std::vector<std::string>> &knownAttributes() {
       {"Flatten", {"axis"}},
       {"Reshape", {"allowzero"}},
       {"Constant", {"value"}},
+      {"Gather", {"axis"}},
+      {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
   };
   return known;
 }
@@ -559,11 +562,14 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
 FailureOr<RankedTensorType>
 Importer::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
-  if (!info.type().has_tensor_type() ||
-      info.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT) {
+  int elemType = info.type().has_tensor_type()
+                     ? info.type().tensor_type().elem_type()
+                     : onnx::TensorProto::UNDEFINED;
+  if (elemType != onnx::TensorProto::FLOAT &&
+      elemType != onnx::TensorProto::INT64) {
     emitError(fileLoc) << "input '" << name
-                       << "' must be a float32 tensor (other input types are "
-                          "not supported yet)";
+                       << "' must be a float32 or int64 tensor (other input "
+                          "types are not supported yet)";
     return failure();
   }
   const auto &shape = info.type().tensor_type().shape();
@@ -599,7 +605,9 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
       return failure();
     }
   }
-  return RankedTensorType::get(dims, b.getF32Type());
+  Type elem = elemType == onnx::TensorProto::FLOAT ? Type(b.getF32Type())
+                                                   : Type(b.getI64Type());
+  return RankedTensorType::get(dims, elem);
 }
 
 LogicalResult Importer::importNode(const onnx::NodeProto &node) {
@@ -802,6 +810,42 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     }
     result = build<nn::ConcatOp>(
         node, ins, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis->i()))});
+  } else if (type == "Gather") {
+    FailureOr<Value> data = operand(node, 0), indices = operand(node, 1);
+    if (failed(data) || failed(indices))
+      return failure();
+    result = build<nn::GatherOp>(
+        node, {*data, *indices},
+        {b.getNamedAttr("axis",
+                        b.getI64IntegerAttr(attrInt(node, "axis", 0)))});
+  } else if (type == "LayerNormalization") {
+    if (attrInt(node, "stash_type", 1) != 1) {
+      nodeError(node) << "attribute 'stash_type' = "
+                      << attrInt(node, "stash_type", 1)
+                      << " is not supported (only 1: float32)";
+      return failure();
+    }
+    for (int i = 1; i < node.output_size(); ++i) {
+      if (!node.output(i).empty()) {
+        nodeError(node) << "the Mean and InvStdDev outputs are not supported";
+        return failure();
+      }
+    }
+    FailureOr<Value> x = operand(node, 0), scale = operand(node, 1);
+    if (failed(x) || failed(scale))
+      return failure();
+    SmallVector<Value> ops = {*x, *scale};
+    if (node.input_size() > 2 && !node.input(2).empty()) {
+      FailureOr<Value> bias = operand(node, 2);
+      if (failed(bias))
+        return failure();
+      ops.push_back(*bias);
+    }
+    result = build<nn::LayerNormOp>(
+        node, ops,
+        {b.getNamedAttr("axis", b.getI64IntegerAttr(attrInt(node, "axis", -1))),
+         b.getNamedAttr("epsilon",
+                        b.getF32FloatAttr(attrFloat(node, "epsilon", 1e-5f)))});
   } else if (type == "Identity") {
     result = unary(nn::IdentityOp());
   } else if (type == "Flatten") {
@@ -852,6 +896,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
         arith::ConstantOp::create(
             b, nodeLoc(node), DenseElementsAttr::get(ty, ArrayRef<float>(data)))
             .getResult();
+  } else if (detail::isCnnOp(type)) {
+    result = detail::importCnnNode(
+        node, {b, nodeLoc(node), [&](int i) { return operand(node, i); },
+               [&] { return nodeError(node); }});
   } else {
     nodeError(node) << "unsupported ONNX op '" << type << "'";
     return failure();

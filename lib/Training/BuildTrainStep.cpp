@@ -1,8 +1,9 @@
 //===- BuildTrainStep.cpp - loss, reverse-mode autodiff, optimizer --------===//
 //
 // Builds @train_step from @forward. The pass only orchestrates: each op
-// supplies its own vector-Jacobian product (DifferentiableOpInterface) and
-// each optimizer is an op (OptimizerUpdateOpInterface).
+// supplies its own vector-Jacobian product (DifferentiableOpInterface), each
+// loss and optimizer is an op, and gradient clipping is an op that
+// synchronization can see through (GradientTransformOpInterface).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace autodist {
 #define GEN_PASS_DEF_BUILDTRAINSTEP
@@ -37,8 +39,9 @@ void accumulate(OpBuilder &b, GradMap &grads, Value v, Value g) {
 
 /// Reverse-mode autodiff over the ops of `body` that precede `loss`: walks
 /// them backwards, asking each for its VJP. Ops no gradient flows through
-/// are skipped; an op a gradient must cross but that cannot be
-/// differentiated is an error.
+/// (or that have no operands) are skipped; integer values get no gradient;
+/// an op a gradient must cross but that cannot be differentiated is an
+/// error.
 FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
   GradMap grads;
   auto scalar = RankedTensorType::get({}, b.getF32Type());
@@ -67,7 +70,7 @@ FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
     if (failed(diff.buildVJP(b, resultGrads, operandGrads)))
       return failure();
     for (auto [v, g] : llvm::zip(op->getOperands(), operandGrads))
-      if (g)
+      if (g && isa<FloatType>(getElementTypeOrSelf(v.getType())))
         accumulate(b, grads, v, g);
   }
   return grads;
@@ -87,6 +90,14 @@ void eraseDeadOps(Block &body) {
   }
 }
 
+/// A trainable parameter and where its pieces live in @train_step.
+struct Trainable {
+  unsigned fwdArg;
+  StringAttr name;
+  SmallVector<std::string> stateNames;
+  SmallVector<unsigned> stateArgs;
+};
+
 struct BuildTrainStepPass
     : public autodist::impl::BuildTrainStepBase<BuildTrainStepPass> {
   using BuildTrainStepBase::BuildTrainStepBase;
@@ -95,19 +106,116 @@ struct BuildTrainStepPass
 
 private:
   LogicalResult checkOptions(ModuleOp module);
+  /// Names of the optimizer state tensors one parameter needs.
+  SmallVector<std::string> stateSuffixes() const;
+  /// The labels argument type, or null when the loss takes no labels.
+  FailureOr<Type> labelType(func::FuncOp forward);
+  FailureOr<Value> buildLoss(OpBuilder &b, Location loc, Value output,
+                             Value labels);
+  FailureOr<Value> applyOptimizer(OpBuilder &b, Location loc, Value param,
+                                  Value grad, ValueRange state, Value lr,
+                                  Value step, SmallVectorImpl<Value> &newState);
   FailureOr<func::FuncOp> buildTrainStep(func::FuncOp forward);
+  DictionaryAttr trainAttr(Builder &b);
 };
 
 LogicalResult BuildTrainStepPass::checkOptions(ModuleOp module) {
-  if (loss != "cross_entropy")
+  if (loss != "cross_entropy" && loss != "mse" && loss != "output")
     return module.emitError("unsupported loss '")
-           << loss << "' (supported: cross_entropy)";
-  if (optimizer != "sgd")
+           << loss << "' (supported: cross_entropy, mse, output)";
+  if (optimizer != "sgd" && optimizer != "momentum" && optimizer != "adam" &&
+      optimizer != "adamw")
     return module.emitError("unsupported optimizer '")
-           << optimizer << "' (supported: sgd)";
+           << optimizer << "' (supported: sgd, momentum, adam, adamw)";
   if (!(lr > 0.0))
-    return module.emitError("learning rate must be > 0, got ") << lr;
+    return module.emitError("learning rate must be > 0, got ")
+           << static_cast<double>(lr);
+  if (weightDecay < 0.0 || momentum < 0.0 || clipNorm < 0.0)
+    return module.emitError(
+        "weight-decay, momentum and clip-norm must be >= 0");
+  if (!(beta1 >= 0.0 && beta1 < 1.0 && beta2 >= 0.0 && beta2 < 1.0 &&
+        epsilon > 0.0))
+    return module.emitError("Adam needs 0 <= beta1, beta2 < 1 and epsilon > 0");
+  if (schedule != "constant" && schedule != "cosine" && schedule != "step")
+    return module.emitError("unsupported lr schedule '")
+           << schedule << "' (supported: constant, cosine, step)";
+  if (schedule == "cosine" &&
+      (totalSteps <= warmupSteps || warmupSteps < 0 || minLr < 0.0))
+    return module.emitError("the cosine schedule needs 0 <= warmup-steps < "
+                            "total-steps and min-lr >= 0");
+  if (schedule == "step" && (stepSize < 1 || gamma <= 0.0))
+    return module.emitError(
+        "the step schedule needs step-size >= 1 and gamma > 0");
   return success();
+}
+
+SmallVector<std::string> BuildTrainStepPass::stateSuffixes() const {
+  if (optimizer == "momentum")
+    return {"momentum_buffer"};
+  if (optimizer == "adam" || optimizer == "adamw")
+    return {"adam_m", "adam_v"};
+  return {};
+}
+
+FailureOr<Type> BuildTrainStepPass::labelType(func::FuncOp forward) {
+  Type out = forward.getFunctionType().getResult(0);
+  auto t = dyn_cast<RankedTensorType>(out);
+  if (loss == "output") {
+    if (!t || !t.hasStaticShape() || t.getNumElements() != 1 ||
+        !t.getElementType().isF32())
+      return forward.emitError("loss 'output' needs the first output to be a "
+                               "scalar f32 loss, got ")
+             << out;
+    return Type();
+  }
+  if (loss == "mse") {
+    if (!t || !t.getElementType().isF32())
+      return forward.emitError("mse loss needs an f32 first output, got ")
+             << out;
+    return Type(t);
+  }
+  if (!t || t.getRank() < 2 || !t.getElementType().isF32())
+    return forward.emitError("cross_entropy loss needs f32 logits [N..., C] "
+                             "as the first output, got ")
+           << out;
+  OpBuilder b(forward);
+  return Type(RankedTensorType::get(t.getShape().drop_back(), b.getI64Type()));
+}
+
+FailureOr<Value> BuildTrainStepPass::buildLoss(OpBuilder &b, Location loc,
+                                               Value output, Value labels) {
+  if (loss == "cross_entropy")
+    return nn::SoftmaxCrossEntropyLossOp::create(b, loc, output, labels)
+        .getResult();
+  if (loss == "mse")
+    return nn::MseLossOp::create(b, loc, output, labels).getResult();
+  auto t = cast<RankedTensorType>(output.getType());
+  if (t.getRank() == 0)
+    return output;
+  return nn::ReshapeOp::create(b, loc, output, b.getDenseI64ArrayAttr({}))
+      .getResult();
+}
+
+FailureOr<Value> BuildTrainStepPass::applyOptimizer(
+    OpBuilder &b, Location loc, Value param, Value grad, ValueRange state,
+    Value lr, Value step, SmallVectorImpl<Value> &newState) {
+  auto f32 = [&](double v) { return b.getF32FloatAttr(v); };
+  if (optimizer == "sgd")
+    return nn::SgdUpdateOp::create(b, loc, param, grad, lr, f32(weightDecay))
+        .getResult();
+  if (optimizer == "momentum") {
+    auto op = nn::MomentumUpdateOp::create(
+        b, loc, param, grad, state[0], lr, f32(momentum),
+        b.getBoolAttr(nesterov), f32(weightDecay));
+    newState.push_back(op.getNewVelocity());
+    return op.getNewParam();
+  }
+  auto op = nn::AdamUpdateOp::create(
+      b, loc, param, grad, state[0], state[1], lr, step, f32(beta1), f32(beta2),
+      f32(epsilon), f32(weightDecay), b.getBoolAttr(optimizer == "adamw"));
+  newState.push_back(op.getNewM());
+  newState.push_back(op.getNewV());
+  return op.getNewParam();
 }
 
 FailureOr<func::FuncOp>
@@ -115,75 +223,182 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   OpBuilder b(forward);
   Location loc = forward.getLoc();
   FunctionType fwdType = forward.getFunctionType();
-  auto logitsType = dyn_cast<RankedTensorType>(fwdType.getResult(0));
-  if (!logitsType || logitsType.getRank() != 2)
-    return forward.emitError("cross_entropy loss needs 2-D logits [N, C] as "
-                             "the first output, got ")
-           << fwdType.getResult(0);
+  FailureOr<Type> labels = labelType(forward);
+  if (failed(labels))
+    return failure();
 
-  // Signature: forward's arguments, then labels and lr.
-  SmallVector<Type> argTypes(fwdType.getInputs());
-  argTypes.push_back(
-      RankedTensorType::get({logitsType.getDimSize(0)}, b.getI64Type()));
+  // Which parameters train, and the state each needs.
+  llvm::StringSet<> frozen;
+  for (const std::string &f : freeze)
+    frozen.insert(f);
+  SmallVector<Trainable> trainables;
+  SmallVector<unsigned> params, inputs;
+  for (unsigned i = 0; i < fwdType.getNumInputs(); ++i) {
+    auto name = forward.getArgAttrOfType<StringAttr>(i, "nn.param");
+    if (!name) {
+      inputs.push_back(i);
+      continue;
+    }
+    params.push_back(i);
+    if (frozen.erase(name.getValue()))
+      continue;
+    Trainable t{i, name, {}, {}};
+    for (const std::string &s : stateSuffixes())
+      t.stateNames.push_back((name.getValue() + "/" + s).str());
+    trainables.push_back(std::move(t));
+  }
+  if (!frozen.empty())
+    return forward.emitError("--freeze names '")
+           << frozen.begin()->getKey() << "', which is not a parameter";
+
+  // Signature: params, optimizer state, inputs, [labels], lr, step.
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  DenseMap<unsigned, unsigned> fwdToStep;
+  for (unsigned i : params) {
+    fwdToStep[i] = argTypes.size();
+    argTypes.push_back(fwdType.getInput(i));
+    argAttrs.push_back(forward.getArgAttrDict(i));
+  }
+  for (Trainable &t : trainables) {
+    for (const std::string &s : t.stateNames) {
+      t.stateArgs.push_back(argTypes.size());
+      argTypes.push_back(fwdType.getInput(t.fwdArg));
+      argAttrs.push_back(
+          b.getDictionaryAttr(b.getNamedAttr("nn.state", b.getStringAttr(s))));
+    }
+  }
+  for (unsigned i : inputs) {
+    fwdToStep[i] = argTypes.size();
+    argTypes.push_back(fwdType.getInput(i));
+    argAttrs.push_back(forward.getArgAttrDict(i));
+  }
+  std::optional<unsigned> labelArg;
+  if (*labels) {
+    labelArg = argTypes.size();
+    argTypes.push_back(*labels);
+    argAttrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr("nn.label", b.getStringAttr(label))));
+  }
   auto scalar = RankedTensorType::get({}, b.getF32Type());
+  unsigned lrArg = argTypes.size();
   argTypes.push_back(scalar);
+  argAttrs.push_back(
+      b.getDictionaryAttr(b.getNamedAttr("nn.lr", b.getUnitAttr())));
+  unsigned stepArg = argTypes.size();
+  argTypes.push_back(scalar);
+  argAttrs.push_back(
+      b.getDictionaryAttr(b.getNamedAttr("nn.step", b.getUnitAttr())));
+
   auto step = func::FuncOp::create(b, loc, "train_step",
                                    b.getFunctionType(argTypes, {}));
-  unsigned numFwdArgs = fwdType.getNumInputs();
-  for (unsigned i = 0; i < numFwdArgs; ++i)
-    step.setArgAttrs(i, forward.getArgAttrDict(i));
-  step.setArgAttr(numFwdArgs, "nn.label", b.getStringAttr(label));
-  step.setArgAttr(numFwdArgs + 1, "nn.lr", b.getUnitAttr());
+  for (auto [i, attrs] : llvm::enumerate(argAttrs))
+    step.setArgAttrs(i, attrs);
 
   // Forward: clone the body.
   Block *entry = step.addEntryBlock();
   IRMapping map;
-  for (unsigned i = 0; i < numFwdArgs; ++i)
-    map.map(forward.getArgument(i), entry->getArgument(i));
+  for (auto [fwd, idx] : fwdToStep)
+    map.map(forward.getArgument(fwd), entry->getArgument(idx));
   b.setInsertionPointToEnd(entry);
-  Value logits;
+  Value output;
   for (Operation &op : forward.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      logits = map.lookup(ret.getOperand(0));
+      output = map.lookup(ret.getOperand(0));
       break;
     }
     b.clone(op, map);
   }
-  Value labels = entry->getArgument(numFwdArgs);
-  Value lrArg = entry->getArgument(numFwdArgs + 1);
-  Value lossValue =
-      nn::SoftmaxCrossEntropyLossOp::create(b, loc, logits, labels);
-
-  // Backward.
-  FailureOr<GradMap> grads = backpropagate(b, *entry, lossValue);
-  if (failed(grads))
+  FailureOr<Value> lossValue = buildLoss(
+      b, loc, output, labelArg ? entry->getArgument(*labelArg) : Value());
+  if (failed(lossValue))
     return failure();
 
-  // Optimizer.
-  SmallVector<Value> results = {lossValue};
-  SmallVector<StringAttr> paramNames;
-  for (unsigned i = 0; i < numFwdArgs; ++i) {
-    auto name = forward.getArgAttrOfType<StringAttr>(i, "nn.param");
-    if (!name)
-      continue;
-    Value param = entry->getArgument(i);
-    Value g = grads->lookup(param);
-    if (!g) {
-      emitWarning(loc) << "parameter '" << name.getValue()
+  // Backward.
+  FailureOr<GradMap> grads = backpropagate(b, *entry, *lossValue);
+  if (failed(grads))
+    return failure();
+  SmallVector<Value> gradients;
+  for (Trainable &t : trainables) {
+    Value g = grads->lookup(entry->getArgument(fwdToStep[t.fwdArg]));
+    if (!g)
+      emitWarning(loc) << "parameter '" << t.name.getValue()
                        << "' does not affect the loss; it is not trained";
-      results.push_back(param);
-    } else {
-      results.push_back(nn::SgdUpdateOp::create(b, loc, param, g, lrArg));
-    }
-    paramNames.push_back(name);
+    gradients.push_back(g); // null: left unchanged, as torch.optim does
   }
+  SmallVector<Value> present;
+  for (Value g : gradients)
+    if (g)
+      present.push_back(g);
+  if (clipNorm > 0.0 && !present.empty()) {
+    auto clip =
+        nn::ClipByGlobalNormOp::create(b, loc, ValueRange(present).getTypes(),
+                                       present, b.getF32FloatAttr(clipNorm));
+    auto clipped = clip.getResults().begin();
+    for (Value &g : gradients)
+      if (g)
+        g = *clipped++;
+  }
+
+  // Optimizer.
+  Value lr = entry->getArgument(lrArg), stepNo = entry->getArgument(stepArg);
+  DenseMap<unsigned, Value> newParams;
+  SmallVector<Value> newStates;
+  for (auto [t, g] : llvm::zip(trainables, gradients)) {
+    SmallVector<Value> state;
+    for (unsigned a : t.stateArgs)
+      state.push_back(entry->getArgument(a));
+    if (!g) {
+      llvm::append_range(newStates, state);
+      continue;
+    }
+    FailureOr<Value> p =
+        applyOptimizer(b, loc, entry->getArgument(fwdToStep[t.fwdArg]), g,
+                       state, lr, stepNo, newStates);
+    if (failed(p))
+      return failure();
+    newParams[t.fwdArg] = *p;
+  }
+  SmallVector<Value> results = {*lossValue};
+  SmallVector<StringAttr> outNames;
+  for (unsigned i : params) {
+    Value p = newParams.lookup(i);
+    results.push_back(p ? p : entry->getArgument(fwdToStep[i]));
+    outNames.push_back(forward.getArgAttrOfType<StringAttr>(i, "nn.param"));
+  }
+  llvm::append_range(results, newStates);
   func::ReturnOp::create(b, loc, results);
   step.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   step.setResultAttr(0, "nn.loss", b.getUnitAttr());
-  for (auto [i, name] : llvm::enumerate(paramNames))
+  for (auto [i, name] : llvm::enumerate(outNames))
     step.setResultAttr(i + 1, "nn.param_out", name);
+  unsigned r = 1 + outNames.size();
+  for (const Trainable &t : trainables)
+    for (const std::string &s : t.stateNames)
+      step.setResultAttr(r++, "nn.state_out", b.getStringAttr(s));
   eraseDeadOps(*entry);
   return step;
+}
+
+DictionaryAttr BuildTrainStepPass::trainAttr(Builder &b) {
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("loss", b.getStringAttr(loss)),
+      b.getNamedAttr("optimizer", b.getStringAttr(optimizer)),
+      b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
+      b.getNamedAttr("label", b.getStringAttr(label)),
+      b.getNamedAttr("schedule", b.getStringAttr(schedule)),
+  };
+  if (schedule == "cosine") {
+    attrs.push_back(
+        b.getNamedAttr("warmup_steps", b.getI64IntegerAttr(warmupSteps)));
+    attrs.push_back(
+        b.getNamedAttr("total_steps", b.getI64IntegerAttr(totalSteps)));
+    attrs.push_back(b.getNamedAttr("min_lr", b.getF64FloatAttr(minLr)));
+  } else if (schedule == "step") {
+    attrs.push_back(b.getNamedAttr("step_size", b.getI64IntegerAttr(stepSize)));
+    attrs.push_back(b.getNamedAttr("gamma", b.getF64FloatAttr(gamma)));
+  }
+  return b.getDictionaryAttr(attrs);
 }
 
 void BuildTrainStepPass::runOnOperation() {
@@ -200,13 +415,7 @@ void BuildTrainStepPass::runOnOperation() {
   if (failed(checkOptions(module)) || failed(buildTrainStep(forward)))
     return signalPassFailure();
   Builder b(module.getContext());
-  module->setAttr("autodist.train",
-                  b.getDictionaryAttr({
-                      b.getNamedAttr("loss", b.getStringAttr(loss)),
-                      b.getNamedAttr("optimizer", b.getStringAttr(optimizer)),
-                      b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
-                      b.getNamedAttr("label", b.getStringAttr(label)),
-                  }));
+  module->setAttr("autodist.train", trainAttr(b));
 }
 
 } // namespace

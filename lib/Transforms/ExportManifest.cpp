@@ -53,15 +53,32 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
   if (!step || !train)
     return nullptr;
   json::Object obj;
+  json::Object schedule;
   for (NamedAttribute a : train) {
+    StringRef key = a.getName().getValue();
+    json::Value v = nullptr;
     if (auto s = dyn_cast<StringAttr>(a.getValue()))
-      obj[a.getName().getValue()] = s.getValue();
+      v = s.getValue();
     else if (auto f = dyn_cast<FloatAttr>(a.getValue()))
-      obj[a.getName().getValue()] = f.getValueAsDouble();
+      v = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
+      v = i.getInt();
+    // The schedule's own fields go into "schedule" (docs/abi.md).
+    if (key == "schedule")
+      schedule["kind"] = std::move(v);
+    else if (llvm::is_contained({"warmup_steps", "total_steps", "min_lr",
+                                 "step_size", "gamma"},
+                                key))
+      schedule[key] = std::move(v);
+    else
+      obj[key] = std::move(v);
   }
+  obj["schedule"] = std::move(schedule);
+  obj["labels"] = nullptr;
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (auto n = step.getArgAttrOfType<StringAttr>(i, "nn.label"))
       obj["labels"] = tensorEntry(n.getValue(), step.getArgument(i).getType());
+  obj["state"] = argEntries(step, "nn.state");
   return obj;
 }
 

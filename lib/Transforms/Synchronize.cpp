@@ -74,7 +74,13 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
           << "' for parameter '" << name.getValue() << "' is not supported yet";
       return WalkResult::interrupt();
     }
-    buckets[ar.getGroup()].uses.push_back(&update.getGradOperand());
+    // Reduce raw gradients, before any transform (e.g. clipping) that
+    // needs the global values.
+    OpOperand *use = &update.getGradOperand();
+    while (auto t = dyn_cast_or_null<nn::GradientTransformOpInterface>(
+               use->get().getDefiningOp()))
+      use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
+    buckets[ar.getGroup()].uses.push_back(use);
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());

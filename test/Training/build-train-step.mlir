@@ -3,11 +3,11 @@
 // A two-layer MLP: the gradients flow back through both Gemms, the Relu and
 // the loss, and every parameter gets an SGD update.
 
-// CHECK: module attributes {autodist.train = {label = "labels", loss = "cross_entropy", lr = 5.000000e-01 : f64, optimizer = "sgd"}}
+// CHECK: module attributes {autodist.train = {label = "labels", loss = "cross_entropy", lr = 5.000000e-01 : f64, optimizer = "sgd", schedule = "constant"}}
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[W1:.*]]: tensor<8x4xf32> {nn.param = "w1"}, %[[B1:.*]]: tensor<8xf32> {nn.param = "b1"},
 // CHECK-SAME: %[[W2:.*]]: tensor<3x8xf32> {nn.param = "w2"}, %[[X:.*]]: tensor<?x4xf32> {nn.input = "x"},
-// CHECK-SAME: %[[Y:.*]]: tensor<?xi64> {nn.label = "labels"}, %[[LR:.*]]: tensor<f32> {nn.lr})
+// CHECK-SAME: %[[Y:.*]]: tensor<?xi64> {nn.label = "labels"}, %[[LR:.*]]: tensor<f32> {nn.lr}, %{{.*}}: tensor<f32> {nn.step})
 // CHECK-SAME: -> (tensor<f32> {nn.loss}, tensor<8x4xf32> {nn.param_out = "w1"}, tensor<8xf32> {nn.param_out = "b1"}, tensor<3x8xf32> {nn.param_out = "w2"})
 // CHECK: %[[H:.*]] = nn.gemm %[[X]], %[[W1]], %[[B1]] {transB = true}
 // CHECK: %[[R:.*]] = nn.relu %[[H]]

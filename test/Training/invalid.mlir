@@ -7,7 +7,7 @@ module {
 // -----
 
 module {
-  // expected-error@+1 {{cross_entropy loss needs 2-D logits [N, C] as the first output, got 'tensor<?xf32>'}}
+  // expected-error@+1 {{cross_entropy loss needs f32 logits [N..., C] as the first output, got 'tensor<?xf32>'}}
   func.func @forward(%w: tensor<4xf32> {nn.param = "w"}, %x: tensor<?x4xf32> {nn.input = "x"}) -> tensor<?xf32> {
     %0 = nn.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<?x4xf32>) -> tensor<?xf32>
     return %0 : tensor<?xf32>

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Driver of op-models.test: every model of examples/ops/make_op_models.py
-is compiled to an inference executable, run on random inputs, and its
-output 0 compared with onnxruntime (test/e2e/check_forward.py).
+(or of --generator) is compiled to an inference executable, run on random
+inputs, and its output 0 compared with onnxruntime (check_forward.py).
 
   op-models.test.py --src SRC_ROOT --work DIR [--batch-size K] [--rtol R]
+                    [--generator examples/ops/make_conv_models.py]
 
 For each family M: make_op_data.py writes DIR/M.npz (13 samples, so the
 last chunk of --batch-size 4 is partial), `autodist-compile M.onnx -o
@@ -31,12 +32,14 @@ def main():
     ap.add_argument("--work", required=True, help="scratch directory")
     ap.add_argument("--batch-size", type=int, default=4)
     ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--generator", default="examples/ops/make_op_models.py",
+                    help="model generator script, relative to --src")
     args = ap.parse_args()
     py = sys.executable
     os.makedirs(args.work, exist_ok=True)
     models = os.path.join(args.work, "models")
     log = []
-    ok, out = run([py, os.path.join(args.src, "examples/ops/make_op_models.py"),
+    ok, out = run([py, os.path.join(args.src, args.generator),
                    "--out-dir", models], log)
     if not ok:
         print(out)

@@ -11,6 +11,7 @@
 """
 import argparse
 import json
+import math
 import sys
 
 import numpy as np
@@ -34,6 +35,12 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=0.1)
+    p.add_argument("--optimizer", default="sgd",
+                   choices=["sgd", "momentum", "nesterov", "adam", "adamw"])
+    p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument("--clip-norm", type=float, default=0.0)
+    p.add_argument("--cosine", nargs=2, type=int, metavar=("WARMUP", "TOTAL"),
+                   help="linear warmup then cosine decay to 0 (as the runtime)")
     a = p.parse_args()
     model = make_model(a.hidden, a.seed)
     if a.mode == "export":
@@ -46,7 +53,25 @@ def main():
     d = np.load(a.data)
     x, y = torch.tensor(d["x"]), torch.tensor(d["labels"])
     per_epoch = len(x) // a.batch_size
-    opt = torch.optim.SGD(model.parameters(), lr=a.lr)
+    params = model.parameters()
+    if a.optimizer in ("sgd", "momentum", "nesterov"):
+        opt = torch.optim.SGD(params, lr=a.lr, weight_decay=a.weight_decay,
+                              momentum=0.0 if a.optimizer == "sgd" else 0.9,
+                              nesterov=a.optimizer == "nesterov")
+    elif a.optimizer == "adam":
+        opt = torch.optim.Adam(params, lr=a.lr, weight_decay=a.weight_decay)
+    else:
+        opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=a.weight_decay)
+
+    def lr_at(t):  # t is 1-based
+        if not a.cosine:
+            return a.lr
+        warm, total = a.cosine
+        if t <= warm:
+            return a.lr * t / warm
+        if t >= total:
+            return 0.0
+        return 0.5 * a.lr * (1 + math.cos(math.pi * (t - warm) / (total - warm)))
     with open(a.out, "w") as f:
         for s in range(a.steps):
             i = (s % per_epoch) * a.batch_size
@@ -54,6 +79,10 @@ def main():
                                                      y[i:i + a.batch_size])
             opt.zero_grad()
             loss.backward()
+            if a.clip_norm > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip_norm)
+            for group in opt.param_groups:
+                group["lr"] = lr_at(s + 1)
             opt.step()
             f.write(json.dumps({"step": s + 1, "loss": loss.item()}) + "\n")
     return 0

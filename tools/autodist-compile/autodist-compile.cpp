@@ -40,13 +40,50 @@ cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::Required,
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<bool> train("train", cl::desc("Build a training executable"),
                     cl::cat(category));
-cl::opt<std::string> loss("loss",
-                          cl::desc("Loss on the first output: cross_entropy"),
-                          cl::init("cross_entropy"), cl::cat(category));
+cl::opt<std::string>
+    loss("loss",
+         cl::desc("Loss on the first output: cross_entropy (class indices), "
+                  "mse (target array), output (the output is the loss)"),
+         cl::init("cross_entropy"), cl::cat(category));
 cl::opt<std::string> label("label", cl::desc("Name of the labels array"),
                            cl::init("labels"), cl::cat(category));
-cl::opt<std::string> optimizer("optimizer", cl::desc("Optimizer: sgd"),
-                               cl::init("sgd"), cl::cat(category));
+cl::opt<std::string>
+    optimizer("optimizer", cl::desc("Optimizer: sgd, momentum, adam, adamw"),
+              cl::init("sgd"), cl::cat(category));
+cl::opt<double> momentum("momentum", cl::desc("Momentum factor"), cl::init(0.9),
+                         cl::cat(category));
+cl::opt<bool> nesterov("nesterov", cl::desc("Nesterov momentum"),
+                       cl::cat(category));
+cl::opt<double> weightDecay("weight-decay",
+                            cl::desc("Weight decay (decoupled for adamw)"),
+                            cl::init(0.0), cl::cat(category));
+cl::opt<double> beta1("beta1", cl::desc("Adam beta1"), cl::init(0.9),
+                      cl::cat(category));
+cl::opt<double> beta2("beta2", cl::desc("Adam beta2"), cl::init(0.999),
+                      cl::cat(category));
+cl::opt<double> epsilon("eps", cl::desc("Adam epsilon"), cl::init(1e-8),
+                        cl::cat(category));
+cl::opt<double> clipNorm("clip-norm",
+                         cl::desc("Clip gradients to this global L2 norm"),
+                         cl::init(0.0), cl::cat(category));
+cl::list<std::string> freeze("freeze", cl::desc("Parameters not to train"),
+                             cl::CommaSeparated, cl::value_desc("NAME,..."),
+                             cl::cat(category));
+cl::opt<std::string> lrSchedule("lr-schedule",
+                                cl::desc("constant, cosine or step"),
+                                cl::init("constant"), cl::cat(category));
+cl::opt<int64_t> warmupSteps("warmup-steps",
+                             cl::desc("cosine: linear warmup steps"),
+                             cl::init(0), cl::cat(category));
+cl::opt<int64_t> totalSteps("total-steps",
+                            cl::desc("cosine: step reaching --min-lr"),
+                            cl::init(0), cl::cat(category));
+cl::opt<double> minLr("min-lr", cl::desc("cosine: final lr"), cl::init(0.0),
+                      cl::cat(category));
+cl::opt<int64_t> stepSize("step-size", cl::desc("step: steps between decays"),
+                          cl::init(0), cl::cat(category));
+cl::opt<double> decayGamma("gamma", cl::desc("step: decay factor"),
+                           cl::init(0.1), cl::cat(category));
 cl::opt<double>
     lr("lr",
        cl::desc("Default learning rate (the runtime's --lr overrides it)"),
@@ -223,6 +260,20 @@ int main(int argc, char **argv) {
     o.optimizer = optimizer;
     o.label = label;
     o.lr = lr;
+    o.momentum = momentum;
+    o.nesterov = nesterov;
+    o.weightDecay = weightDecay;
+    o.beta1 = beta1;
+    o.beta2 = beta2;
+    o.epsilon = epsilon;
+    o.clipNorm = clipNorm;
+    o.freeze.assign(freeze.begin(), freeze.end());
+    o.schedule = lrSchedule;
+    o.warmupSteps = warmupSteps;
+    o.totalSteps = totalSteps;
+    o.minLr = minLr;
+    o.stepSize = stepSize;
+    o.gamma = decayGamma;
     o.strategy = strategy;
     o.strategyFile = strategyFile;
     o.clusterFile = cluster;

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 #include <string>
+#include <vector>
 
 namespace autodist {
 
@@ -15,6 +16,13 @@ struct TrainOptions {
   std::string optimizer = "sgd";
   std::string label = "labels";
   double lr = 0.01;
+  double momentum = 0.9, weightDecay = 0.0, beta1 = 0.9, beta2 = 0.999,
+         epsilon = 1e-8, clipNorm = 0.0;
+  bool nesterov = false;
+  std::vector<std::string> freeze;
+  std::string schedule = "constant";
+  int64_t warmupSteps = 0, totalSteps = 0, stepSize = 0;
+  double minLr = 0.0, gamma = 0.1;
   /// A builder name, or empty with `strategyFile` set.
   std::string strategy = "allreduce";
   std::string strategyFile;

@@ -89,7 +89,7 @@ func.func @reduce_axis(%a: tensor<4x3xf32>) -> tensor<4xf32> {
 
 func.func @loss_rows(%l: tensor<8x10xf32>, %y: tensor<4xi64>) -> tensor<f32> {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{nn.softmax_cross_entropy_loss has 8 logit rows but 4 labels}}
+  // expected-error@+1 {{nn.softmax_cross_entropy_loss has logits 8x10 but labels 4 (labels must be the logits' shape without the class dim)}}
   %0 = nn.softmax_cross_entropy_loss %l, %y : (tensor<8x10xf32>, tensor<4xi64>) -> tensor<f32>
   return %0 : tensor<f32>
 }
@@ -97,7 +97,7 @@ func.func @loss_rows(%l: tensor<8x10xf32>, %y: tensor<4xi64>) -> tensor<f32> {
 // -----
 
 func.func @loss_labels_type(%l: tensor<8x10xf32>, %y: tensor<8xf32>) -> tensor<f32> {
-  // expected-error@+1 {{operand #1 must be 1D tensor of 64-bit signless integer values}}
+  // expected-error@+1 {{operand #1 must be ranked tensor of 64-bit signless integer values}}
   %0 = nn.softmax_cross_entropy_loss %l, %y : (tensor<8x10xf32>, tensor<8xf32>) -> tensor<f32>
   return %0 : tensor<f32>
 }

@@ -1,0 +1,288 @@
+//===- NNConvOps.cpp - conv, pooling, batch norm: inference, verifiers ----===//
+//
+// Type inference checks the shapes (channel counts, window sizes, output
+// sizes); the verifiers check the attributes that do not depend on shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/NNOps.h"
+#include "nn/NNShapeUtils.h"
+
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace autodist::nn;
+
+namespace {
+RankedTensorType rankedType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      "x");
+  return s;
+}
+
+std::string listStr(ArrayRef<int64_t> v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(v, os);
+  os << "]";
+  return s;
+}
+
+/// Checks the window attributes shared by conv and pooling: 2 strides and
+/// dilations (>= 1), 4 pads (>= 0).
+LogicalResult verifyWindowAttrs(Operation *op, ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> pads,
+                                ArrayRef<int64_t> dilations) {
+  if (strides.size() != 2 ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return op->emitOpError("strides must be 2 values >= 1, got ")
+           << listStr(strides);
+  if (dilations.size() != 2 ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }))
+    return op->emitOpError("dilations must be 2 values >= 1, got ")
+           << listStr(dilations);
+  if (pads.size() != 4 || llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError(
+               "pads must be 4 values >= 0 ([top, left, bottom, right]), got ")
+           << listStr(pads);
+  return success();
+}
+
+/// Checks an NCHW input (rank 4, static C, H, W) and returns its shape.
+FailureOr<ArrayRef<int64_t>> nchwInput(std::optional<Location> loc,
+                                       StringRef opName, Value input) {
+  auto shape = rankedType(input).getShape();
+  if (shape.size() != 4)
+    return emitOptionalError(loc, opName,
+                             " supports 2-D spatial dims only (an NCHW input "
+                             "of rank 4), got ",
+                             shapeStr(shape));
+  if (llvm::any_of(shape.drop_front(), ShapedType::isDynamic))
+    return emitOptionalError(loc, opName,
+                             " needs static channel and spatial dims, got ",
+                             shapeStr(shape));
+  return shape;
+}
+
+/// The output spatial sizes of a window op with ONNX's floor rule; an error
+/// when the attributes are malformed (the verifier reports those) or a
+/// window does not fit.
+FailureOr<SmallVector<int64_t>>
+windowOutput(std::optional<Location> loc, StringRef opName,
+             ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+             ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+             ArrayRef<int64_t> dilations) {
+  if (kernel.size() != 2 || strides.size() != 2 || pads.size() != 4 ||
+      dilations.size() != 2 ||
+      llvm::any_of(kernel, [](int64_t k) { return k < 1; }) ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOptionalError(loc, opName,
+                             " has malformed kernel, strides, pads or "
+                             "dilations");
+  SmallVector<int64_t> out;
+  for (int i = 0; i < 2; ++i) {
+    int64_t padded = in[i] + pads[i] + pads[i + 2];
+    int64_t window = dilations[i] * (kernel[i] - 1) + 1;
+    if (padded < window)
+      return emitOptionalError(loc, opName, " window ", window,
+                               " (dilated kernel) is larger than the padded "
+                               "input ",
+                               padded, " in spatial dim ", i);
+    out.push_back((padded - window) / strides[i] + 1);
+  }
+  return out;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       ValueRange operands,
+                                       DictionaryAttr attrs,
+                                       OpaqueProperties props, RegionRange,
+                                       SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = nchwInput(loc, "nn.conv", op.getInput());
+  if (failed(x))
+    return failure();
+  auto w = rankedType(op.getWeight()).getShape();
+  if (w.size() != 4 || llvm::any_of(w, ShapedType::isDynamic))
+    return emitOptionalError(loc,
+                             "nn.conv expects a static weight [M, C/group, "
+                             "kH, kW], got ",
+                             shapeStr(w));
+  int64_t group = op.getGroup();
+  int64_t c = (*x)[1], m = w[0];
+  if (group < 1 || c % group != 0 || m % group != 0)
+    return emitOptionalError(loc, "nn.conv group ", group,
+                             " must divide both the input channels (", c,
+                             ") and the output channels (", m, ")");
+  if (w[1] != c / group)
+    return emitOptionalError(loc, "nn.conv weight ", shapeStr(w), " has ", w[1],
+                             " input channels per group, expected ", c,
+                             " / group ", group, " = ", c / group);
+  if (Value bias = op.getBias()) {
+    auto bs = rankedType(bias).getShape();
+    if (bs.size() != 1 || !dimsCompatible(bs[0], m))
+      return emitOptionalError(loc, "nn.conv bias has shape [", shapeStr(bs),
+                               "], expected [", m,
+                               "] (one per output channel)");
+  }
+  auto out = windowOutput(loc, "nn.conv", x->drop_front(2), w.drop_front(2),
+                          op.getStrides(), op.getPads(), op.getDilations());
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get({(*x)[0], m, (*out)[0], (*out)[1]},
+                                          Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  if (getGroup() < 1)
+    return emitOpError("group must be >= 1, got ") << getGroup();
+  return verifyWindowAttrs(*this, getStrides(), getPads(), getDilations());
+}
+
+//===----------------------------------------------------------------------===//
+// MaxPoolOp, AveragePoolOp
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static LogicalResult inferPool(MLIRContext *ctx, std::optional<Location> loc,
+                               ValueRange operands, DictionaryAttr attrs,
+                               OpaqueProperties props,
+                               SmallVectorImpl<Type> &results) {
+  typename OpTy::Adaptor op(operands, attrs, props);
+  StringRef name = OpTy::getOperationName();
+  auto x = nchwInput(loc, name, op.getInput());
+  if (failed(x))
+    return failure();
+  auto out = windowOutput(loc, name, x->drop_front(2), op.getKernelShape(),
+                          op.getStrides(), op.getPads(), op.getDilations());
+  if (failed(out))
+    return failure();
+  results.push_back(RankedTensorType::get(
+      {(*x)[0], (*x)[1], (*out)[0], (*out)[1]}, Float32Type::get(ctx)));
+  return success();
+}
+
+template <typename OpTy> static LogicalResult verifyPool(OpTy op) {
+  ArrayRef<int64_t> k = op.getKernelShape(), pads = op.getPads();
+  if (k.size() != 2 || llvm::any_of(k, [](int64_t v) { return v < 1; }))
+    return op.emitOpError("kernel_shape must be 2 values >= 1, got ")
+           << listStr(k);
+  if (failed(verifyWindowAttrs(op, op.getStrides(), pads, op.getDilations())))
+    return failure();
+  for (int i = 0; i < 4; ++i)
+    if (pads[i] >= k[i % 2])
+      return op.emitOpError("pads ")
+             << listStr(pads) << " must be smaller than kernel_shape "
+             << listStr(k);
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          ValueRange operands,
+                                          DictionaryAttr attrs,
+                                          OpaqueProperties props, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
+  return inferPool<MaxPoolOp>(ctx, loc, operands, attrs, props, results);
+}
+
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+
+LogicalResult
+AveragePoolOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                ValueRange operands, DictionaryAttr attrs,
+                                OpaqueProperties props, RegionRange,
+                                SmallVectorImpl<Type> &results) {
+  return inferPool<AveragePoolOp>(ctx, loc, operands, attrs, props, results);
+}
+
+LogicalResult AveragePoolOp::verify() { return verifyPool(*this); }
+
+//===----------------------------------------------------------------------===//
+// GlobalAveragePoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  auto shape = rankedType(operands[0]).getShape();
+  if (shape.size() < 3)
+    return emitOptionalError(loc,
+                             "nn.global_average_pool expects [N, C, D1, ...] "
+                             "(rank >= 3), got ",
+                             shapeStr(shape));
+  if (llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
+    return emitOptionalError(
+        loc, "nn.global_average_pool needs static spatial dims, got ",
+        shapeStr(shape));
+  SmallVector<int64_t> out(shape.take_front(2));
+  out.append(shape.size() - 2, 1);
+  results.push_back(RankedTensorType::get(out, Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult GlobalAveragePoolOp::verify() { return success(); }
+
+//===----------------------------------------------------------------------===//
+// BatchNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr attrs,
+                                            OpaqueProperties props, RegionRange,
+                                            SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = rankedType(op.getInput());
+  if (x.getRank() < 2 || x.isDynamicDim(1))
+    return emitOptionalError(loc,
+                             "nn.batch_norm expects [N, C, ...] with a static "
+                             "C, got ",
+                             shapeStr(x.getShape()));
+  int64_t c = x.getDimSize(1);
+  const char *names[] = {"scale", "bias", "mean", "var"};
+  Value params[] = {op.getScale(), op.getBias(), op.getMean(), op.getVar()};
+  for (auto [name, v] : llvm::zip(names, params)) {
+    auto s = rankedType(v).getShape();
+    if (s.size() != 1 || !dimsCompatible(s[0], c))
+      return emitOptionalError(loc, "nn.batch_norm ", name, " has shape [",
+                               shapeStr(s), "], expected [", c,
+                               "] (one per channel)");
+  }
+  results.push_back(x);
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  float eps = getEpsilon().convertToFloat();
+  if (!std::isfinite(eps) || eps < 0.0f)
+    return emitOpError("epsilon must be finite and >= 0, got ") << eps;
+  return success();
+}
