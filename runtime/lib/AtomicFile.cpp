@@ -11,40 +11,63 @@
 
 namespace autodist::rt {
 
-void writeFileAtomically(const std::string &path, std::string_view contents) {
-  std::string tmp = path + ".tmp-XXXXXX";
-  int fd = mkstemp(tmp.data());
-  auto failWith = [&](int err) {
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp.c_str());
-    }
-    throw Error("cannot write " + inQuotes(path) + ": " + std::strerror(err));
-  };
-  if (fd < 0)
-    failWith(errno);
+AtomicFileWriter::AtomicFileWriter(const std::string &path)
+    : path_(path), tmp_(path + ".tmp-XXXXXX") {
+  fd_ = mkstemp(tmp_.data());
+  if (fd_ < 0)
+    fail(errno);
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = umask(0);
   umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0)
-    failWith(errno);
-  for (size_t done = 0; done < contents.size();) {
-    ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+  if (fchmod(fd_, 0666 & ~mask) != 0)
+    fail(errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    close(fd_);
+    unlink(tmp_.c_str());
+  }
+}
+
+void AtomicFileWriter::fail(int err) {
+  if (fd_ >= 0) {
+    close(fd_);
+    unlink(tmp_.c_str());
+    fd_ = -1;
+  }
+  throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
+}
+
+void AtomicFileWriter::write(const void *data, size_t size) {
+  auto bytes = static_cast<const char *>(data);
+  for (size_t done = 0; done < size;) {
+    ssize_t n = ::write(fd_, bytes + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
-      failWith(errno);
+      fail(errno);
     done += n;
   }
-  if (fsync(fd) != 0)
-    failWith(errno);
-  int rc = close(fd);
-  fd = -1;
-  if (rc != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  offset_ += size;
+}
+
+void AtomicFileWriter::commit() {
+  if (fsync(fd_) != 0)
+    fail(errno);
+  int rc = close(fd_);
+  fd_ = -1;
+  if (rc != 0 || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     int err = errno;
-    unlink(tmp.c_str());
-    throw Error("cannot write " + inQuotes(path) + ": " + std::strerror(err));
+    unlink(tmp_.c_str());
+    throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
   }
+}
+
+void writeFileAtomically(const std::string &path, std::string_view contents) {
+  AtomicFileWriter out(path);
+  out.write(contents);
+  out.commit();
 }
 
 } // namespace autodist::rt

@@ -95,6 +95,16 @@ void allreduce(float *data, int64_t n, ReduceOp op) {
       data[i] /= static_cast<float>(ranks);
 }
 
+void broadcast(void *data, int64_t bytes, int root) {
+  if (size() == 1)
+    return;
+  constexpr int64_t chunk = 1 << 30; // MPI counts are int
+  for (int64_t done = 0; done < bytes; done += chunk)
+    MPI_Bcast(static_cast<char *>(data) + done,
+              static_cast<int>(std::min(chunk, bytes - done)), MPI_BYTE, root,
+              MPI_COMM_WORLD);
+}
+
 int allreduceMax(int value) { return reduceInt(value, MPI_MAX); }
 int allreduceMin(int value) { return reduceInt(value, MPI_MIN); }
 

@@ -3,7 +3,10 @@
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Error.h"
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace autodist::rt {
 
@@ -40,6 +43,47 @@ std::vector<TensorSpec> parseSpecs(const json &j, const char *key) {
     out.push_back(parseSpec(e));
   return out;
 }
+
+Error invalidSchedule(const std::string &what) {
+  return Error("invalid model manifest: train.schedule " + what);
+}
+
+/// Fields a kind does not use may be omitted; those it uses are checked here
+/// so that LrSchedule::at never divides by zero.
+LrSchedule parseSchedule(const json &j) {
+  LrSchedule s;
+  std::string kind = j.at("kind").get<std::string>();
+  s.warmupSteps = j.value("warmup_steps", int64_t(0));
+  s.totalSteps = j.value("total_steps", int64_t(0));
+  s.minLr = j.value("min_lr", 0.0);
+  s.stepSize = j.value("step_size", int64_t(0));
+  s.gamma = j.value("gamma", 1.0);
+  if (kind == "constant") {
+    s.kind = LrSchedule::Kind::Constant;
+  } else if (kind == "cosine") {
+    s.kind = LrSchedule::Kind::Cosine;
+    if (s.warmupSteps < 0 || s.totalSteps < 1 || s.totalSteps < s.warmupSteps)
+      throw invalidSchedule("'cosine' needs 0 <= warmup_steps <= "
+                            "total_steps and total_steps >= 1 (got " +
+                            std::to_string(s.warmupSteps) + " and " +
+                            std::to_string(s.totalSteps) + ")");
+    if (!std::isfinite(s.minLr))
+      throw invalidSchedule("'cosine' has a non-finite min_lr");
+  } else if (kind == "step") {
+    s.kind = LrSchedule::Kind::Step;
+    if (!j.contains("step_size") || !j.contains("gamma"))
+      throw invalidSchedule("'step' needs step_size and gamma");
+    if (s.stepSize < 1)
+      throw invalidSchedule("'step' needs step_size >= 1 (got " +
+                            std::to_string(s.stepSize) + ")");
+    if (!std::isfinite(s.gamma))
+      throw invalidSchedule("'step' has a non-finite gamma");
+  } else {
+    throw invalidSchedule("has unknown kind " + inQuotes(kind) +
+                          " (expected constant, cosine or step)");
+  }
+  return s;
+}
 } // namespace
 
 Manifest Manifest::parse(std::string_view text) {
@@ -62,7 +106,12 @@ Manifest Manifest::parse(std::string_view text) {
       train.loss = t.value("loss", "");
       train.optimizer = t.value("optimizer", "");
       train.lr = t.at("lr").get<double>();
-      train.labels = parseSpec(t.at("labels"));
+      if (t.contains("labels") && !t["labels"].is_null())
+        train.labels = parseSpec(t["labels"]);
+      if (t.contains("state") && !t["state"].is_null())
+        train.state = parseSpecs(t, "state");
+      if (t.contains("schedule") && !t["schedule"].is_null())
+        train.schedule = parseSchedule(t["schedule"]);
       m.train = train;
     }
   } catch (const json::exception &e) {
@@ -77,8 +126,27 @@ Manifest Manifest::parse(std::string_view text) {
     if (in.shape.empty())
       throw Error("invalid model manifest: input " + inQuotes(in.name) +
                   " has no batch dimension");
-  if (m.train && m.train->labels.shape.size() != 1)
-    throw Error("invalid model manifest: labels must have rank 1");
+  if (m.train && m.train->labels && m.train->labels->shape.empty())
+    throw Error("invalid model manifest: labels " +
+                inQuotes(m.train->labels->name) + " have no batch dimension");
+  // Checkpoints store parameters and state by name.
+  auto checkUnique = [](const std::vector<TensorSpec> &specs,
+                        const char *kind) {
+    std::set<std::string> seen;
+    for (const TensorSpec &s : specs)
+      if (!seen.insert(s.name).second)
+        throw Error(std::string("invalid model manifest: ") + kind + " " +
+                    inQuotes(s.name) + " appears twice");
+  };
+  checkUnique(m.params, "parameter");
+  if (m.train)
+    checkUnique(m.train->state, "optimizer state");
+  if (m.train)
+    for (const TensorSpec &s : m.train->state)
+      if (s.dtype != DType::F32 || std::any_of(s.shape.begin(), s.shape.end(),
+                                               [](int64_t d) { return d < 0; }))
+        throw Error("invalid model manifest: optimizer state " +
+                    inQuotes(s.name) + " must be f32 with a static shape");
   return m;
 }
 

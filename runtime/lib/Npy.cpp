@@ -135,23 +135,26 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
   return t;
 }
 
-std::vector<uint8_t> encodeNpy(const Tensor &t) {
+std::string npyHeader(DType dtype, const std::vector<int64_t> &shapeDims) {
   std::string shape;
-  for (int64_t i = 0; i < t.rank(); ++i)
-    shape += (i ? ", " : "") + std::to_string(t.shape()[i]);
-  shape = "(" + shape + (t.rank() == 1 ? ",)" : ")"); // Python tuple syntax
+  for (size_t i = 0; i < shapeDims.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(shapeDims[i]);
+  shape = "(" + shape + (shapeDims.size() == 1 ? ",)" : ")"); // Python tuple
   std::string dict = std::string("{'descr': '") +
-                     (t.dtype() == DType::F32 ? "<f4" : "<i8") +
+                     (dtype == DType::F32 ? "<f4" : "<i8") +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces to a 64-byte boundary, ending in a newline, as numpy does.
   size_t total = (kMagicLen + 4 + dict.size() + 1 + 63) / 64 * 64;
   dict.append(total - kMagicLen - 4 - dict.size() - 1, ' ');
   dict += '\n';
+  std::string out(kMagic, kMagicLen);
+  out += {1, 0, char(dict.size() & 0xff), char(dict.size() >> 8)};
+  return out + dict;
+}
 
-  std::vector<uint8_t> out(kMagic, kMagic + kMagicLen);
-  out.insert(out.end(),
-             {1, 0, uint8_t(dict.size()), uint8_t(dict.size() >> 8)});
-  out.insert(out.end(), dict.begin(), dict.end());
+std::vector<uint8_t> encodeNpy(const Tensor &t) {
+  std::string header = npyHeader(t.dtype(), t.shape());
+  std::vector<uint8_t> out(header.begin(), header.end());
   auto data = static_cast<const uint8_t *>(t.data());
   out.insert(out.end(), data, data + t.byteSize());
   return out;

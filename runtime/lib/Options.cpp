@@ -60,15 +60,24 @@ Options parseOptions(int argc, char **argv) {
                   ExitUsage);
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
-    static const char *const known[] = {"--data", "--steps",  "--batch-size",
-                                        "--lr",   "--log",    "--save",
-                                        "--eval", "--predict"};
+    static const char *const known[] = {"--data",       "--steps",
+                                        "--batch-size", "--lr",
+                                        "--log",        "--save",
+                                        "--eval",       "--predict",
+                                        "--checkpoint", "--checkpoint-every",
+                                        "--resume"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
     if (!isKnown)
       throw Error("unknown flag " + inQuotes(flag) + " (see --help)",
                   ExitUsage);
+    if (flag == "--resume") { // a switch: it never takes the next argument
+      if (eq != std::string::npos)
+        throw Error("--resume takes no value", ExitUsage);
+      o.resume = true;
+      continue;
+    }
     std::string value;
     if (eq != std::string::npos)
       value = arg.substr(eq + 1);
@@ -85,14 +94,19 @@ Options parseOptions(int argc, char **argv) {
       haveBatch = true;
     } else if (flag == "--lr") {
       o.lr = parseFloat(flag, value);
+    } else if (flag == "--checkpoint-every") {
+      o.checkpointEvery = parseInt(flag, value, 1);
     } else {
       if (value.empty())
-        throw invalid(flag, value, "expected a file name");
-      std::string *dest = flag == "--data"   ? &o.data
-                          : flag == "--log"  ? &o.log
-                          : flag == "--save" ? &o.save
-                          : flag == "--eval" ? &o.eval
-                                             : &o.predict;
+        throw invalid(flag, value,
+                      flag == "--checkpoint" ? "expected a directory"
+                                             : "expected a file name");
+      std::string *dest = flag == "--data"         ? &o.data
+                          : flag == "--log"        ? &o.log
+                          : flag == "--save"       ? &o.save
+                          : flag == "--eval"       ? &o.eval
+                          : flag == "--checkpoint" ? &o.checkpoint
+                                                   : &o.predict;
       *dest = value;
     }
   }
@@ -105,6 +119,12 @@ Options parseOptions(int argc, char **argv) {
     throw Error("missing required flag --data (see --help)", ExitUsage);
   if (!o.predict.empty() && o.eval.empty())
     throw Error("--predict needs --eval (the samples to predict)", ExitUsage);
+  if (o.resume && o.checkpoint.empty())
+    throw Error("--resume needs --checkpoint=DIR (where to resume from)",
+                ExitUsage);
+  if (o.checkpointEvery && o.checkpoint.empty())
+    throw Error("--checkpoint-every needs --checkpoint=DIR (where to write)",
+                ExitUsage);
   return o;
 }
 
@@ -115,21 +135,36 @@ std::string helpText(const char *program) {
          program +
          " ...   (data-parallel over R ranks)\n"
          "\n"
-         "Trains the compiled model with SGD on the arrays of FILE.npz (one\n"
-         "per model input, plus the labels), in file order.\n"
+         "Trains the compiled model with its compiled loss and optimizer on\n"
+         "the arrays of FILE.npz (one per model input, plus the labels), in\n"
+         "file order.\n"
          "\n"
          "  --data=FILE.npz     training data (not needed with --steps=0)\n"
-         "  --steps=N           training steps (0: only --eval/--predict)\n"
+         "  --steps=N           total training steps, counting those before\n"
+         "                      a resumed checkpoint (0: only "
+         "--eval/--predict)\n"
          "  --batch-size=B      samples per rank per step; a step uses B*R\n"
          "                      samples, rank r the r-th B of them\n"
-         "  --lr=F              learning rate (default: the compiled one)\n"
-         "  --log=FILE.jsonl    per-step metrics, one JSON object per line:\n"
-         "                      step, loss, samples_per_s, lr, time_s\n"
+         "  --lr=F              base learning rate of the compiled schedule\n"
+         "                      (default: the compiled one)\n"
+         "  --log=FILE.jsonl    per-step metrics of this run, one JSON object\n"
+         "                      per line: step, loss, samples_per_s, lr, "
+         "time_s\n"
          "  --save=FILE.onnx    write the model with the trained parameters\n"
          "  --eval=FILE.npz     after training, run inference on FILE.npz in\n"
          "                      chunks of B and print the accuracy if it has\n"
          "                      labels\n"
          "  --predict=FILE.npy  write output 0 over the --eval samples\n"
+         "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
+         "optimizer\n"
+         "                      state, step) at the end of training, "
+         "replacing\n"
+         "                      any earlier one\n"
+         "  --checkpoint-every=K\n"
+         "                      also write it after every K-th step\n"
+         "  --resume            continue from DIR/checkpoint.npz at the step\n"
+         "                      after it, with the same ranks and "
+         "--batch-size\n"
          "  --help              show this help\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include "autodist/runtime/Trainer.h"
 #include "autodist/runtime/BatchPlan.h"
+#include "autodist/runtime/Checkpoint.h"
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Dataset.h"
 #include "autodist/runtime/Error.h"
@@ -21,6 +22,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace autodist::rt {
@@ -65,6 +67,22 @@ void checkWritable(const std::string &path) {
     throw Error("cannot write " + inQuotes(path) + ": " + std::strerror(errno));
 }
 
+/// Fails now, before training, if checkpoint directory `dir` could not be
+/// written (or created) later.
+void checkCheckpointDir(const std::string &dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      throw Error("--checkpoint=" + dir + ": " + inQuotes(dir) +
+                  " is not a directory");
+    if (access(dir.c_str(), W_OK) != 0)
+      throw Error("cannot write checkpoints to " + inQuotes(dir) + ": " +
+                  std::strerror(errno));
+    return;
+  }
+  checkWritable(dir); // its parent, where it will be created
+}
+
 /// JSON has no NaN/Infinity; a diverged loss is logged as null.
 std::string jsonNumber(double v) {
   if (!std::isfinite(v))
@@ -89,17 +107,28 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
-    if (int code = collectively([&] { openLog(); }))
+    if (opts_.resume)
+      shareCheckpoint();
+    if (int code = collectively([&] { openOutputs(); }))
       return code;
-    train();
+    if (int code = train())
+      return code;
     return collectively([&] { finish(); });
   }
 
 private:
   /// Validates everything, on every rank, before any output file exists.
   void setup();
-  void openLog();
-  void train();
+  /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
+  void loadCheckpoint();
+  /// Collective: every rank gets rank 0's step_, params_ and state_.
+  void shareCheckpoint();
+  /// Rank 0: the log file and the checkpoint directory.
+  void openOutputs();
+  /// Returns non-zero (an exit code) if writing a checkpoint failed.
+  int train();
+  /// Rank 0: writes the checkpoint after `step` steps.
+  void saveCheckpoint(int64_t step);
   /// Rank 0: close the log, --save, --eval/--predict.
   void finish();
   void evaluate();
@@ -112,10 +141,13 @@ private:
   int rank_, size_;
   Options opts_;
   Manifest manifest_;
-  TensorSpec labelsSpec_;
-  std::vector<Tensor> params_, nextParams_; // double buffer: outputs never
-                                            // alias inputs
-  double lr_ = 0; // logged as given; the model gets it as f32
+  TensorSpec labelsSpec_;  // train.labels, or the default for --eval
+  bool hasLabels_ = false; // whether the train step takes labels
+  std::vector<TensorSpec> stateSpecs_;
+  // Double buffers: outputs never alias inputs.
+  std::vector<Tensor> params_, nextParams_, state_, nextState_;
+  double baseLr_ = 0; // --lr or the manifest's; the schedule scales it
+  int64_t step_ = 0;  // steps done (before this run: the checkpoint's)
   std::optional<Dataset> trainSet_, evalSet_;
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
@@ -126,8 +158,12 @@ void Trainer::setup() {
   if (opts_.help)
     return;
   manifest_ = Manifest::parse(model_.manifest);
-  labelsSpec_ = manifest_.train ? manifest_.train->labels
-                                : TensorSpec{"labels", {-1}, DType::I64};
+  const TrainSpec *train = manifest_.train ? &*manifest_.train : nullptr;
+  hasLabels_ = train && train->labels;
+  labelsSpec_ =
+      hasLabels_ ? *train->labels : TensorSpec{"labels", {-1}, DType::I64};
+  if (train)
+    stateSpecs_ = train->state;
   if (opts_.steps > 0 && (!manifest_.train || !model_.trainStep))
     throw Error("this model was compiled for inference only; use --steps=0 "
                 "with --eval");
@@ -138,10 +174,17 @@ void Trainer::setup() {
   params_ = loadInitialParams(model_.onnx, manifest_.params);
   for (const Tensor &p : params_)
     nextParams_.emplace_back(p.dtype(), p.shape());
-  lr_ = opts_.lr ? *opts_.lr : manifest_.train ? manifest_.train->lr : 0.0;
+  for (const TensorSpec &s : stateSpecs_) { // optimizer state starts at zero
+    state_.emplace_back(s.dtype, s.shape);
+    nextState_.emplace_back(s.dtype, s.shape);
+  }
+  baseLr_ = opts_.lr ? *opts_.lr : train ? train->lr : 0.0;
+  if (opts_.resume && rank_ == 0)
+    loadCheckpoint();
 
   if (!opts_.data.empty()) {
-    trainSet_.emplace(opts_.data, manifest_.inputs, &labelsSpec_,
+    trainSet_.emplace(opts_.data, manifest_.inputs,
+                      hasLabels_ ? &labelsSpec_ : nullptr,
                       /*labelsRequired=*/opts_.steps > 0);
     checkLabelRange(*trainSet_);
     int64_t global = opts_.batchSize * size_;
@@ -158,7 +201,11 @@ void Trainer::setup() {
   if (rank_ != 0)
     return; // outputs and evaluation are rank 0's
   if (!opts_.eval.empty()) {
-    evalSet_.emplace(opts_.eval, manifest_.inputs, &labelsSpec_, false);
+    // Accuracy needs class indices; other labels are not scored.
+    bool classLabels =
+        labelsSpec_.dtype == DType::I64 && labelsSpec_.shape.size() == 1;
+    evalSet_.emplace(opts_.eval, manifest_.inputs,
+                     classLabels ? &labelsSpec_ : nullptr, false);
     checkLabelRange(*evalSet_);
     bool needsRows = !opts_.predict.empty() || evalSet_->labels();
     if (needsRows &&
@@ -169,6 +216,33 @@ void Trainer::setup() {
   for (const std::string *out : {&opts_.log, &opts_.save, &opts_.predict})
     if (!out->empty())
       checkWritable(*out);
+  if (!opts_.checkpoint.empty())
+    checkCheckpointDir(opts_.checkpoint);
+}
+
+void Trainer::loadCheckpoint() {
+  Checkpoint c =
+      Checkpoint::read(opts_.checkpoint, manifest_.params, stateSpecs_);
+  c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps);
+  params_ = std::move(c.params);
+  state_ = std::move(c.state);
+  step_ = c.info.step;
+}
+
+/// Only rank 0 reads the checkpoint (the one that writes it, so no shared
+/// file system is needed); it passed every check in setup().
+void Trainer::shareCheckpoint() {
+  comm::broadcast(&step_, sizeof step_, 0);
+  for (std::vector<Tensor> *ts : {&params_, &state_})
+    for (Tensor &t : *ts)
+      comm::broadcast(t.data(), t.byteSize(), 0);
+}
+
+void Trainer::saveCheckpoint(int64_t step) {
+  if (rank_ == 0)
+    Checkpoint::write(opts_.checkpoint,
+                      {step, size_, opts_.batchSize, manifest_.model},
+                      manifest_.params, params_, stateSpecs_, state_);
 }
 
 /// A fixed (non -1) leading dimension pins the batch size.
@@ -188,7 +262,7 @@ void Trainer::checkBatchDims() const {
 /// out-of-range label would make the compiled loss read out of bounds.
 void Trainer::checkLabelRange(Dataset &ds) const {
   const Tensor *labels = ds.labels();
-  if (!labels || manifest_.outputs.empty() ||
+  if (!labels || labels->dtype() != DType::I64 || manifest_.outputs.empty() ||
       manifest_.outputs[0].shape.size() != 2 ||
       (manifest_.train && manifest_.train->loss != "cross_entropy"))
     return;
@@ -203,8 +277,14 @@ void Trainer::checkLabelRange(Dataset &ds) const {
   }
 }
 
-void Trainer::openLog() {
-  if (rank_ != 0 || opts_.log.empty())
+void Trainer::openOutputs() {
+  if (rank_ != 0)
+    return;
+  const std::string &dir = opts_.checkpoint;
+  if (!dir.empty() && mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw Error("cannot create checkpoint directory " + inQuotes(dir) + ": " +
+                std::strerror(errno));
+  if (opts_.log.empty())
     return;
   log_ = std::fopen(opts_.log.c_str(), "w");
   if (!log_)
@@ -212,64 +292,95 @@ void Trainer::openLog() {
                 std::strerror(errno));
 }
 
-void Trainer::train() {
+int Trainer::train() {
   if (opts_.steps == 0)
-    return;
+    return 0;
+  if (rank_ == 0 && opts_.resume) {
+    std::printf("resumed from %s at step %lld\n",
+                inQuotes(Checkpoint::path(opts_.checkpoint)).c_str(),
+                static_cast<long long>(step_));
+    if (step_ == opts_.steps)
+      std::printf("no steps left to train (--steps=%lld)\n",
+                  static_cast<long long>(opts_.steps));
+    std::fflush(stdout);
+  }
   const int64_t batch = opts_.batchSize, global = batch * size_;
-  Tensor lr(DType::F32, {}), loss(DType::F32, {});
-  *lr.data<float>() = static_cast<float>(lr_);
-  Tensor &labels = *trainSet_->labels();
+  const int64_t first = step_;
+  const LrSchedule &schedule = manifest_.train->schedule;
+  Tensor lr(DType::F32, {}), stepArg(DType::F32, {}), loss(DType::F32, {});
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
-  for (int64_t step = 0; step < opts_.steps; ++step) {
+  for (int64_t step = first; step < opts_.steps; ++step) {
     Clock::time_point stepStart = Clock::now();
-    int64_t first = plan_->firstSample(step, rank_);
-    CallArgs args; // per docs/abi.md: params, inputs, labels, lr, loss, new
+    // Everything a step depends on is a function of its global number, so
+    // a resumed run repeats an uninterrupted one exactly.
+    const double rate = schedule.at(baseLr_, step + 1);
+    *lr.data<float>() = static_cast<float>(rate);
+    *stepArg.data<float>() = static_cast<float>(step + 1);
+    int64_t sample = plan_->firstSample(step, rank_);
+    CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr,
+                   // step, then loss, new params, new state
     for (Tensor &p : params_)
       args.add(p);
+    for (Tensor &s : state_)
+      args.add(s);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(trainSet_->inputs()[i].rowData(first),
+      args.add(trainSet_->inputs()[i].rowData(sample),
                manifest_.inputs[i].withBatch(batch));
-    args.add(labels.rowData(first), labelsSpec_.withBatch(batch));
+    if (hasLabels_)
+      args.add(trainSet_->labels()->rowData(sample),
+               labelsSpec_.withBatch(batch));
     args.add(lr);
+    args.add(stepArg);
     args.add(loss);
     for (Tensor &p : nextParams_)
       args.add(p);
+    for (Tensor &s : nextState_)
+      args.add(s);
     model_.trainStep(args.get());
     std::swap(params_, nextParams_);
+    std::swap(state_, nextState_);
+    step_ = step + 1;
 
-    if (rank_ != 0)
-      continue;
-    double stepTime = secondsSince(stepStart), elapsed = secondsSince(start);
-    double value = *loss.data<float>(), rate = global / stepTime;
-    if (log_) {
-      std::fprintf(log_,
-                   "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": %.6g, "
-                   "\"lr\": %.9g, \"time_s\": %.6f}\n",
-                   static_cast<long long>(step + 1), jsonNumber(value).c_str(),
-                   rate, lr_, elapsed);
-      std::fflush(log_);
+    if (rank_ == 0) {
+      double stepTime = secondsSince(stepStart), elapsed = secondsSince(start);
+      double value = *loss.data<float>(), speed = global / stepTime;
+      if (log_) {
+        std::fprintf(log_,
+                     "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
+                     "%.6g, \"lr\": %.9g, \"time_s\": %.6f}\n",
+                     static_cast<long long>(step_), jsonNumber(value).c_str(),
+                     speed, rate, elapsed);
+        std::fflush(log_);
+      }
+      // Redraw at most 10 times a second, and always for the last step.
+      if (progress &&
+          (step_ == opts_.steps || step == first ||
+           Clock::now() - lastDraw > std::chrono::milliseconds(100))) {
+        std::fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.0f samples/s   ",
+                     static_cast<long long>(step_),
+                     static_cast<long long>(opts_.steps), value, speed);
+        lastDraw = Clock::now();
+      }
     }
-    // Redraw at most 10 times a second, and always for the last step.
-    if (progress &&
-        (step + 1 == opts_.steps || step == 0 ||
-         Clock::now() - lastDraw > std::chrono::milliseconds(100))) {
-      std::fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.0f samples/s   ",
-                   static_cast<long long>(step + 1),
-                   static_cast<long long>(opts_.steps), value, rate);
-      lastDraw = Clock::now();
-    }
+
+    bool due = step_ == opts_.steps ||
+               (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
+    if (!opts_.checkpoint.empty() && due)
+      if (int code = collectively([&] { saveCheckpoint(step_); }))
+        return code;
   }
-  if (rank_ != 0)
-    return;
+  if (rank_ != 0 || step_ == first)
+    return 0;
   if (progress)
     std::fputc('\n', stderr);
   std::printf("trained %lld steps on %d ranks, final loss %.6g, %.0f "
               "samples/s\n",
-              static_cast<long long>(opts_.steps), size_, *loss.data<float>(),
-              opts_.steps * global / secondsSince(start));
+              static_cast<long long>(step_ - first), size_, *loss.data<float>(),
+              (step_ - first) * global / secondsSince(start));
   std::fflush(stdout);
+  return 0;
 }
 
 void Trainer::finish() {

@@ -26,6 +26,12 @@ TEST(Comm, AllreduceIsIdentityForOneRank) {
   EXPECT_EQ(v, (std::vector<float>{1.5f, -2, 3}));
 }
 
+TEST(Comm, BroadcastIsIdentityForOneRank) {
+  std::vector<float> v = {1.5f, -2, 3};
+  comm::broadcast(v.data(), v.size() * sizeof(float), 0);
+  EXPECT_EQ(v, (std::vector<float>{1.5f, -2, 3}));
+}
+
 TEST(Comm, CInterfaceHandlesOffsetsAndStrides) {
   std::vector<float> buf = {9, 1, 9, 2, 9, 3, 9};
   StridedMemref<float, 1> m{buf.data(), buf.data(), 1, {3}, {2}};

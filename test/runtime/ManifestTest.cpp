@@ -15,8 +15,11 @@ const char *kAbiExample = R"({
   "params":  [{"name": "fc1.weight", "shape": [32, 64], "dtype": "f32"}],
   "inputs":  [{"name": "x", "shape": [-1, 64], "dtype": "f32"}],
   "outputs": [{"name": "logits", "shape": [-1, 10], "dtype": "f32"}],
-  "train": {"loss": "cross_entropy", "optimizer": "sgd", "lr": 0.1,
-            "labels": {"name": "labels", "shape": [-1], "dtype": "i64"}},
+  "train": {"loss": "cross_entropy", "optimizer": "adam", "lr": 0.1,
+            "labels": {"name": "labels", "shape": [-1], "dtype": "i64"},
+            "state": [{"name": "fc1.weight/adam_m", "shape": [32, 64], "dtype": "f32"}],
+            "schedule": {"kind": "cosine", "warmup_steps": 10, "total_steps": 1000,
+                         "min_lr": 0.0, "step_size": 0, "gamma": 0.1}},
   "strategy": {"builder": "allreduce"}
 })";
 } // namespace
@@ -35,11 +38,20 @@ TEST(Manifest, ParsesAbiExample) {
   EXPECT_EQ(m.outputs[0].name, "logits");
   ASSERT_TRUE(m.train);
   EXPECT_EQ(m.train->loss, "cross_entropy");
-  EXPECT_EQ(m.train->optimizer, "sgd");
+  EXPECT_EQ(m.train->optimizer, "adam");
   EXPECT_DOUBLE_EQ(m.train->lr, 0.1);
-  EXPECT_EQ(m.train->labels.name, "labels");
-  EXPECT_EQ(m.train->labels.dtype, DType::I64);
-  EXPECT_EQ(m.train->labels.withBatch(4), (std::vector<int64_t>{4}));
+  ASSERT_TRUE(m.train->labels);
+  EXPECT_EQ(m.train->labels->name, "labels");
+  EXPECT_EQ(m.train->labels->dtype, DType::I64);
+  EXPECT_EQ(m.train->labels->withBatch(4), (std::vector<int64_t>{4}));
+  ASSERT_EQ(m.train->state.size(), 1u);
+  EXPECT_EQ(m.train->state[0].name, "fc1.weight/adam_m");
+  EXPECT_EQ(m.train->state[0].shape, (std::vector<int64_t>{32, 64}));
+  const LrSchedule &s = m.train->schedule;
+  EXPECT_EQ(s.kind, LrSchedule::Kind::Cosine);
+  EXPECT_EQ(s.warmupSteps, 10);
+  EXPECT_EQ(s.totalSteps, 1000);
+  EXPECT_EQ(s.minLr, 0.0);
   EXPECT_EQ(m.strategy, "allreduce");
 }
 
@@ -50,6 +62,49 @@ TEST(Manifest, InferenceOnly) {
           "outputs": [{"name": "y", "shape": [-1], "dtype": "i64"}]})");
   EXPECT_FALSE(m.train);
   EXPECT_EQ(m.outputs[0].dtype, DType::I64);
+}
+
+// No state, no schedule, no labels: plain SGD, constant lr, label-free loss.
+TEST(Manifest, OptionalTrainFields) {
+  Manifest m = Manifest::parse(
+      R"({"version": 1, "params": [], "outputs": [],
+          "inputs": [{"name": "x", "shape": [-1, 2], "dtype": "f32"}],
+          "train": {"loss": "mse", "optimizer": "sgd", "lr": 0.5,
+                    "labels": null, "state": []}})");
+  ASSERT_TRUE(m.train);
+  EXPECT_FALSE(m.train->labels);
+  EXPECT_TRUE(m.train->state.empty());
+  EXPECT_EQ(m.train->schedule.kind, LrSchedule::Kind::Constant);
+  m = Manifest::parse(
+      R"({"version": 1, "params": [], "outputs": [], "inputs": [],
+          "train": {"lr": 0.5, "schedule": {"kind": "step", "step_size": 3,
+                                            "gamma": 0.5}}})");
+  EXPECT_FALSE(m.train->labels);
+  EXPECT_EQ(m.train->schedule.kind, LrSchedule::Kind::Step);
+  EXPECT_EQ(m.train->schedule.stepSize, 3);
+  EXPECT_EQ(m.train->schedule.gamma, 0.5);
+}
+
+TEST(Manifest, ScheduleErrors) {
+  auto error = [](const std::string &schedule) {
+    return errorOf([&] {
+      Manifest::parse(R"({"version": 1, "params": [], "outputs": [],
+                          "inputs": [], "train": {"lr": 1, "schedule": )" +
+                      schedule + "}}");
+    });
+  };
+  EXPECT_EQ(error(R"({"kind": "linear"})"),
+            "invalid model manifest: train.schedule has unknown kind 'linear' "
+            "(expected constant, cosine or step)");
+  EXPECT_EQ(error(R"({"kind": "cosine", "warmup_steps": 5, "total_steps": 4})"),
+            "invalid model manifest: train.schedule 'cosine' needs 0 <= "
+            "warmup_steps <= total_steps and total_steps >= 1 (got 5 and 4)");
+  EXPECT_EQ(error(R"({"kind": "step", "step_size": 0, "gamma": 0.1})"),
+            "invalid model manifest: train.schedule 'step' needs step_size >= "
+            "1 (got 0)");
+  EXPECT_EQ(error(R"({"kind": "step", "step_size": 2})"),
+            "invalid model manifest: train.schedule 'step' needs step_size "
+            "and gamma");
 }
 
 TEST(Manifest, Errors) {
@@ -68,4 +123,15 @@ TEST(Manifest, Errors) {
   EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [],
                       "params": [{"name": "w", "shape": [-1], "dtype": "f32"}]})"),
             "invalid model manifest: parameter 'w' has a dynamic dimension");
+  EXPECT_EQ(
+      error(R"({"version": 1, "inputs": [], "outputs": [], "params": [],
+                "train": {"lr": 1, "state": [{"name": "m", "shape": [-1],
+                                              "dtype": "f32"}]}})"),
+      "invalid model manifest: optimizer state 'm' must be f32 with a static "
+      "shape");
+  EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [], "params": [],
+                "train": {"lr": 1, "state": [
+                  {"name": "m", "shape": [1], "dtype": "f32"},
+                  {"name": "m", "shape": [1], "dtype": "f32"}]}})"),
+            "invalid model manifest: optimizer state 'm' appears twice");
 }

@@ -37,7 +37,20 @@ TEST(Options, ParsesEveryFlag) {
   EXPECT_EQ(o.save, "out.onnx");
   EXPECT_EQ(o.eval, "test.npz");
   EXPECT_EQ(o.predict, "pred.npy");
+  EXPECT_TRUE(o.checkpoint.empty());
+  EXPECT_EQ(o.checkpointEvery, 0);
+  EXPECT_FALSE(o.resume);
   EXPECT_FALSE(o.help);
+}
+
+TEST(Options, CheckpointFlags) {
+  // --resume is a switch: the argument after it is not its value.
+  Options o = parse({"--data=d.npz", "--resume", "--steps=20", "--batch-size=4",
+                     "--checkpoint", "ckpt", "--checkpoint-every=5"});
+  EXPECT_TRUE(o.resume);
+  EXPECT_EQ(o.steps, 20);
+  EXPECT_EQ(o.checkpoint, "ckpt");
+  EXPECT_EQ(o.checkpointEvery, 5);
 }
 
 TEST(Options, EvalOnlyNeedsNoData) {
@@ -82,11 +95,25 @@ TEST(Options, Errors) {
             "missing required flag --data (see --help)");
   EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--predict=p.npy"}),
             "--predict needs --eval (the samples to predict)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--resume"}),
+            "--resume needs --checkpoint=DIR (where to resume from)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--checkpoint-every=3"}),
+            "--checkpoint-every needs --checkpoint=DIR (where to write)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--resume=yes"}),
+            "--resume takes no value");
+  EXPECT_EQ(usageError({"--resume", "ckpt"}),
+            "unexpected argument 'ckpt' (see --help)");
+  EXPECT_EQ(usageError({"--checkpoint-every=0"}),
+            "invalid value '0' for --checkpoint-every (expected a positive "
+            "integer)");
+  EXPECT_EQ(usageError({"--checkpoint="}),
+            "invalid value '' for --checkpoint (expected a directory)");
 }
 
 TEST(Options, HelpListsEveryFlag) {
   std::string help = helpText("model.train");
   for (const char *flag : {"--data", "--steps", "--batch-size", "--lr", "--log",
-                           "--save", "--eval", "--predict", "--help"})
+                           "--save", "--eval", "--predict", "--checkpoint",
+                           "--checkpoint-every", "--resume", "--help"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }

@@ -5,7 +5,12 @@ fake_model.train is fake_model.cpp (a linear softmax regression with the
 compiled-object ABI of docs/abi.md) linked through autodist-runtime-link.txt.
 This script checks that:
   * 2 ranks with --batch-size=4 log the same per-step losses as 1 process with
-    --batch-size=8 (to 1e-6 relative), and both match a float64 reference;
+    --batch-size=8 (to 1e-6 relative), and both match a float64 reference of
+    the fake model's optimizer (momentum, whose state the runtime carries) and
+    its cosine lr schedule, whose per-step lr the log shows;
+  * --checkpoint / --resume: 5 steps, checkpoint, resume to 10 logs exactly
+    the losses of 10 straight steps, with 2 ranks and with 1; resuming with
+    another rank count or batch size, or without a checkpoint, fails;
   * --eval / --predict / --save produce what the reference predicts, also
     for the inference-only build (fake_model_infer.train);
   * bad flags and bad data files fail with one `error: ` line, a non-zero
@@ -26,7 +31,8 @@ import zipfile
 # Mirrors FakeModelOnnx.cpp: W[i][j] = ((4i + j) % 5 - 2) / 8, b = (1/4, -1/2, 1/8).
 W0 = [[((4 * i + j) % 5 - 2) / 8 for j in range(4)] for i in range(3)]
 B0 = [0.25, -0.5, 0.125]
-LR = 0.5  # the fake model's manifest
+# The fake model's manifest: lr, its cosine schedule, the optimizer's momentum.
+LR, WARMUP, TOTAL, MIN_LR, MOMENTUM = 0.5, 3, 10, 0.05, 0.9
 STEPS = 12
 FAILURES = []
 
@@ -84,8 +90,19 @@ def logits(W, b, x):
     return [sum(W[j][k] * x[k] for k in range(4)) + b[j] for j in range(3)]
 
 
+def schedule(t, lr=LR):
+    """The lr of 1-based step t (docs/abi.md, cosine) for base rate lr."""
+    if t <= WARMUP:
+        return lr * t / WARMUP
+    if t >= TOTAL:
+        return MIN_LR
+    progress = (t - WARMUP) / (TOTAL - WARMUP)
+    return MIN_LR + (lr - MIN_LR) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
 def reference_train(xs, ys, global_batch, steps):
     W, b = [row[:] for row in W0], B0[:]
+    mW, mb = [[0.0] * 4 for _ in range(3)], [0.0] * 3
     losses, batches = [], len(xs) // global_batch
     for s in range(steps):
         g = s % batches
@@ -104,8 +121,14 @@ def reference_train(xs, ys, global_batch, steps):
                 for k in range(4):
                     gW[j][k] += d * x[k]
         losses.append(loss / len(bx))
-        W = [[W[j][k] - LR * gW[j][k] for k in range(4)] for j in range(3)]
-        b = [b[j] - LR * gb[j] for j in range(3)]
+        # Momentum with bias correction (fake_model.cpp).
+        lr, corr = schedule(s + 1), 1 - MOMENTUM ** (s + 1)
+        mW = [[MOMENTUM * mW[j][k] + (1 - MOMENTUM) * gW[j][k]
+               for k in range(4)] for j in range(3)]
+        mb = [MOMENTUM * mb[j] + (1 - MOMENTUM) * gb[j] for j in range(3)]
+        W = [[W[j][k] - lr * mW[j][k] / corr for k in range(4)]
+             for j in range(3)]
+        b = [b[j] - lr * mb[j] / corr for j in range(3)]
     return losses, W, b
 
 
@@ -137,6 +160,78 @@ def read_log(path):
 
 def close(a, b, rel):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-30)
+
+
+def checkpoint_meta(path):
+    """checkpoint.json of a checkpoint (and the entry names)."""
+    with zipfile.ZipFile(path) as z:
+        return json.loads(z.read("checkpoint.json")), z.namelist()
+
+
+def losses(log):
+    return [r["loss"] for r in log]
+
+
+def test_resume(exe, mpi2, log1):
+    """Checkpoint at 5 + resume to 10 == 10 straight steps, bit for bit."""
+    for name, cmd, batch in (("np2", mpi2, 4), ("np1", [exe], 8)):
+        ck, ranks = "ck_" + name, 2 if cmd is mpi2 else 1
+        base = cmd + ["--data=train.npz", "--batch-size=%d" % batch]
+        runs = [run(base + ["--steps=10", "--log=%s_straight.jsonl" % name,
+                            "--save=%s_straight.onnx" % name]),
+                run(base + ["--steps=5", "--checkpoint=" + ck,
+                            "--log=%s_first.jsonl" % name])]
+        if None in runs or FAILURES:
+            return
+        meta, names = checkpoint_meta(ck + "/checkpoint.npz")
+        check(meta == {"format": "autodist-checkpoint", "version": 1,
+                       "step": 5, "world_size": ranks, "batch_size": batch,
+                       "model": "fake_linear.onnx", "params": ["W", "b"],
+                       "state": ["W/momentum", "b/momentum"]} and
+              names == ["checkpoint.json", "params/W.npy", "params/b.npy",
+                        "state/W/momentum.npy", "state/b/momentum.npy"],
+              "%s: checkpoint.json and arrays after 5 steps: %s" % (name, meta))
+        p = run(base + ["--steps=10", "--checkpoint=" + ck, "--resume",
+                        "--log=%s_second.jsonl" % name,
+                        "--save=%s_resumed.onnx" % name])
+        if p is None:
+            return
+        check("resumed from '%s/checkpoint.npz' at step 5" % ck in p.stdout and
+              "trained 5 steps on %d ranks" % ranks in p.stdout,
+              "%s: resume message and summary: %r" % (name, p.stdout))
+        straight = read_log("%s_straight.jsonl" % name)
+        first = read_log("%s_first.jsonl" % name)
+        second = read_log("%s_second.jsonl" % name)
+        check([r["step"] for r in first + second] == list(range(1, 11)),
+              "%s: the resumed log continues at step 6" % name)
+        check(losses(first + second) == losses(straight) and
+              [r["lr"] for r in first + second] == [r["lr"] for r in straight],
+              "%s: 5 + resumed 5 steps log exactly the losses and lrs of 10 "
+              "straight steps: %s vs %s" % (name, losses(second),
+                                           losses(straight)[5:]))
+        check(open("%s_resumed.onnx" % name, "rb").read() ==
+              open("%s_straight.onnx" % name, "rb").read(),
+              "%s: --save after resuming writes the same bytes" % name)
+        check(checkpoint_meta(ck + "/checkpoint.npz")[0]["step"] == 10 and
+              os.listdir(ck) == ["checkpoint.npz"],
+              "%s: the final checkpoint (step 10) replaced the first" % name)
+
+    # --checkpoint-every, then resuming past the end of the first run: the
+    # 12-step single-process log of main() continues exactly.
+    p = run([exe, "--data=train.npz", "--batch-size=8", "--steps=10",
+             "--checkpoint=ck_every", "--checkpoint-every=4"])
+    check(p is not None and os.listdir("ck_every") == ["checkpoint.npz"] and
+          checkpoint_meta("ck_every/checkpoint.npz")[0]["step"] == 10,
+          "--checkpoint-every=4 keeps one checkpoint, the final one")
+    p = run([exe, "--data=train.npz", "--batch-size=8", "--steps=12",
+             "--checkpoint=ck_every", "--resume", "--log=every.jsonl"])
+    check(p is not None and losses(read_log("every.jsonl")) == losses(log1)[10:],
+          "resuming at step 10 of 12 logs steps 11 and 12 exactly")
+    p = run([exe, "--data=train.npz", "--batch-size=8", "--steps=12",
+             "--checkpoint=ck_every", "--resume", "--log=none.jsonl"])
+    check(p is not None and "no steps left to train" in p.stdout and
+          read_log("none.jsonl") == [],
+          "resuming a finished run trains nothing")
 
 
 def main():
@@ -176,16 +271,29 @@ def main():
     check([r["step"] for r in log1] == list(range(1, STEPS + 1)),
           "log has steps 1..%d" % STEPS)
     check(all(set(r) == {"step", "loss", "samples_per_s", "lr", "time_s"}
-              and r["lr"] == LR and r["samples_per_s"] > 0 for r in log1 + log2),
+              and r["samples_per_s"] > 0 for r in log1 + log2),
           "log records have step, loss, samples_per_s, lr, time_s")
+    check(all(close(r["lr"], schedule(r["step"]), 1e-8) for r in log1 + log2),
+          "logged lr follows the cosine schedule: %s" %
+          [r["lr"] for r in log1])
     check(all(close(a["loss"], b["loss"], 1e-6) for a, b in zip(log1, log2))
           and len(log1) == len(log2),
           "per-step losses of -np 2 x 4 and 1 x 8 match to 1e-6: %s vs %s" %
           ([r["loss"] for r in log2[:3]], [r["loss"] for r in log1[:3]]))
     ref_losses, W, b = reference_train(xs, ys, 8, STEPS)
     check(all(close(r["loss"], l, 1e-4) for r, l in zip(log1, ref_losses)),
-          "losses match the float64 reference (batch order, SGD)")
+          "losses match the float64 reference (batch order, momentum, "
+          "schedule)")
     check(log1[-1]["loss"] < log1[0]["loss"], "loss decreases")
+
+    p = run([exe, "--data=train.npz", "--steps=4", "--batch-size=8",
+             "--lr=2", "--log=lr2.jsonl"])
+    lrs = [r["lr"] for r in read_log("lr2.jsonl")] if p else []
+    check(len(lrs) == 4 and
+          all(close(a, schedule(t + 1, 2.0), 1e-8) for t, a in enumerate(lrs)),
+          "--lr=2 is the schedule's base rate: %s" % lrs)
+
+    test_resume(exe, mpi2, log1)
 
     # Eval after training: predictions are the trained model's logits.
     shape, pred = read_npy("trained.npy")
@@ -239,6 +347,19 @@ def main():
                                 ("labels", npy([3] * 40, (40,), "<i8"))])
     with open("not_a_zip.npz", "w") as f:
         f.write("x,labels\n1,2\n")
+    os.makedirs("corrupt_ck", exist_ok=True)
+    with open("corrupt_ck/checkpoint.npz", "w") as f:
+        f.write("not a zip")
+    # ck_np1 with W transposed: the model's W is [3, 4].
+    os.makedirs("bad_shape_ck", exist_ok=True)
+    with zipfile.ZipFile("ck_np1/checkpoint.npz") as src, zipfile.ZipFile(
+            "bad_shape_ck/checkpoint.npz", "w") as dst:
+        for n in src.namelist():
+            dst.writestr(n, npy([0.0] * 12, (4, 3), "<f4")
+                         if n == "params/W.npy" else src.read(n))
+    checkpoints = {d: open(d + "/checkpoint.npz", "rb").read()
+                   for d in ("ck_np1", "ck_np2")}
+    resume = ["--data=train.npz", "--steps=12", "--resume"]
     train = ["--data=train.npz", "--steps=3", "--batch-size=4"]
     cases = [
         ([exe, "--data=train.npz", "--steps=abc", "--batch-size=4"], 2,
@@ -273,6 +394,35 @@ def main():
          "error: this model was compiled for inference only"),
         ([exe] + train + ["--save=no/such/dir/out.onnx"], 1,
          "error: cannot write 'no/such/dir/out.onnx'"),
+        ([exe] + resume + ["--batch-size=4", "--checkpoint=ck_np2"], 1,
+         "error: checkpoint 'ck_np2/checkpoint.npz' was written by a run of "
+         "2 ranks, but this run has 1; resume with the same number of ranks"),
+        (mpi2 + resume + ["--batch-size=8", "--checkpoint=ck_np1"], None,
+         "error: checkpoint 'ck_np1/checkpoint.npz' was written by a run of "
+         "1 rank, but this run has 2"),
+        (mpi2 + resume + ["--batch-size=2", "--checkpoint=ck_np2"], None,
+         "error: checkpoint 'ck_np2/checkpoint.npz' was written with "
+         "--batch-size=4, but this run has --batch-size=2"),
+        ([exe] + train + ["--checkpoint=no_ck", "--resume"], 1,
+         "error: cannot resume: there is no checkpoint 'no_ck/checkpoint.npz'"),
+        (mpi2 + train + ["--checkpoint=no_ck", "--resume"], None,
+         "error: cannot resume: there is no checkpoint 'no_ck/checkpoint.npz'"),
+        ([exe] + train + ["--checkpoint=corrupt_ck", "--resume"], 1,
+         "error: checkpoint 'corrupt_ck/checkpoint.npz' is not a valid .npz "
+         "(zip) archive"),
+        ([exe] + resume + ["--batch-size=8", "--checkpoint=bad_shape_ck"], 1,
+         "error: parameter 'W' in checkpoint 'bad_shape_ck/checkpoint.npz' has "
+         "shape [4, 3], but the model's is [3, 4]"),
+        ([exe, "--data=train.npz", "--steps=3", "--batch-size=8",
+          "--checkpoint=ck_np1", "--resume"], 1,
+         "error: checkpoint 'ck_np1/checkpoint.npz' is at step 10, past "
+         "--steps=3"),
+        ([exe] + train + ["--resume"], 2,
+         "error: --resume needs --checkpoint=DIR"),
+        ([exe] + train + ["--checkpoint=train.npz"], 1,
+         "error: --checkpoint=train.npz: 'train.npz' is not a directory"),
+        ([exe] + train + ["--checkpoint=no/such/dir"], 1,
+         "error: cannot write 'no/such/dir'"),
     ]
     for cmd, rc, message in cases:
         for f in ("bad.jsonl", "pred.npy"):
@@ -286,11 +436,16 @@ def main():
               "one error line %r (got %r)" % (message, errors))
         check(not os.path.exists("bad.jsonl") and not os.path.exists("pred.npy"),
               "no output file after: " + message)
+    check(all(open(d + "/checkpoint.npz", "rb").read() == data
+              for d, data in checkpoints.items()) and
+          not os.path.exists("no_ck"),
+          "failed runs leave the checkpoints alone")
 
     p = run([exe, "--help"])
     check(p is not None and all(f in p.stdout for f in (
         "--data", "--steps", "--batch-size", "--lr", "--log", "--save",
-        "--eval", "--predict")), "--help lists every flag")
+        "--eval", "--predict", "--checkpoint", "--checkpoint-every",
+        "--resume")), "--help lists every flag")
 
 
 if __name__ == "__main__":

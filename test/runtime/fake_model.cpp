@@ -2,7 +2,11 @@
 //
 // Defines exactly the symbols docs/abi.md says `autodist-compile` emits, for a
 // linear softmax-regression model (FakeModelOnnx.h): logits = x W^T + b,
-// cross-entropy loss, plain SGD. Like compiled code, it uses its own
+// cross-entropy loss, and momentum with bias correction as the optimizer
+//   m' = 0.9 m + 0.1 g,   p' = p - lr * m' / (1 - 0.9^step)
+// so that it has optimizer state and depends on the `step` argument (step 1
+// is a plain SGD step). The manifest asks for a cosine lr schedule with
+// warmup. Like compiled code, it uses its own
 // descriptor structs (not the runtime's headers), multiplies through
 // `_mlir_ciface_autodist_rt_sgemm`, and averages the gradients and the loss
 // over all ranks with `_mlir_ciface_autodist_rt_allreduce_f32` (op = mean).
@@ -37,8 +41,12 @@ void _mlir_ciface_autodist_rt_sgemm(Mat *a, Mat *b, Mat *c, int32_t transA,
 #define FAKE_MODEL_TRAIN "null"
 #else
 #define FAKE_MODEL_TRAIN                                                       \
-  "{\"loss\": \"cross_entropy\", \"optimizer\": \"sgd\", \"lr\": 0.5, "        \
-  "\"labels\": {\"name\": \"labels\", \"shape\": [-1], \"dtype\": \"i64\"}}"
+  R"({"loss": "cross_entropy", "optimizer": "momentum", "lr": 0.5,)"           \
+  R"( "labels": {"name": "labels", "shape": [-1], "dtype": "i64"},)"           \
+  R"( "state": [{"name": "W/momentum", "shape": [3, 4], "dtype": "f32"},)"     \
+  R"(           {"name": "b/momentum", "shape": [3], "dtype": "f32"}],)"       \
+  R"( "schedule": {"kind": "cosine", "warmup_steps": 3, "total_steps": 10,)"   \
+  R"(              "min_lr": 0.05, "step_size": 0, "gamma": 0.1}})"
 #endif
 extern const char autodist_manifest[] = R"({
   "version": 1,
@@ -58,6 +66,7 @@ extern const int64_t autodist_model_onnx_size = sizeof(autodist_model_onnx);
 
 namespace {
 constexpr int64_t kClasses = 3, kFeatures = 4, kMean = 1;
+constexpr float kMomentum = 0.9f;
 
 [[maybe_unused]] Mat matrix(float *p, int64_t rows, int64_t cols) {
   return {p, p, 0, {rows, cols}, {cols, 1}};
@@ -89,12 +98,17 @@ extern "C" void autodist_forward(void **args) {
 extern "C" void autodist_train_step(void **args) {
   auto *w = static_cast<Mat *>(args[0]);
   auto *b = static_cast<Vec *>(args[1]);
-  auto *x = static_cast<Mat *>(args[2]);
-  auto *labels = static_cast<Memref<int64_t, 1> *>(args[3]);
-  auto *lr = static_cast<Scalar *>(args[4]);
-  auto *loss = static_cast<Scalar *>(args[5]);
-  auto *newW = static_cast<Mat *>(args[6]);
-  auto *newB = static_cast<Vec *>(args[7]);
+  auto *mW = static_cast<Mat *>(args[2]);
+  auto *mB = static_cast<Vec *>(args[3]);
+  auto *x = static_cast<Mat *>(args[4]);
+  auto *labels = static_cast<Memref<int64_t, 1> *>(args[5]);
+  auto *lr = static_cast<Scalar *>(args[6]);
+  auto *step = static_cast<Scalar *>(args[7]);
+  auto *loss = static_cast<Scalar *>(args[8]);
+  auto *newW = static_cast<Mat *>(args[9]);
+  auto *newB = static_cast<Vec *>(args[10]);
+  auto *newMW = static_cast<Mat *>(args[11]);
+  auto *newMB = static_cast<Vec *>(args[12]);
   const int64_t batch = x->sizes[0];
 
   // Softmax cross-entropy; dz = (softmax(z) - onehot(y)) / batch.
@@ -129,10 +143,17 @@ extern "C" void autodist_train_step(void **args) {
   _mlir_ciface_autodist_rt_allreduce_f32(&l, kMean);
 
   const float rate = lr->aligned[lr->offset];
+  const float correction = 1 - std::pow(kMomentum, step->aligned[step->offset]);
+  auto update = [&](float p, float m, float g, float &newP, float &newM) {
+    newM = kMomentum * m + (1 - kMomentum) * g;
+    newP = p - rate * newM / correction;
+  };
   for (int64_t i = 0; i < kClasses; ++i) {
     for (int64_t j = 0; j < kFeatures; ++j)
-      at(newW, i, j) = at(w, i, j) - rate * at(&dW, i, j);
-    at(newB, i) = at(b, i) - rate * grads[kClasses * kFeatures + i];
+      update(at(w, i, j), at(mW, i, j), at(&dW, i, j), at(newW, i, j),
+             at(newMW, i, j));
+    update(at(b, i), at(mB, i), grads[kClasses * kFeatures + i], at(newB, i),
+           at(newMB, i));
   }
   loss->aligned[loss->offset] = meanLoss[0];
 }

@@ -28,6 +28,8 @@ int localSize();
 
 /// In-place all-reduce of `n` contiguous floats.
 void allreduce(float *data, int64_t n, ReduceOp op);
+/// Copies `bytes` bytes at `data` from rank `root` to every rank.
+void broadcast(void *data, int64_t bytes, int root);
 /// Integer all-reduce (max / min), used to agree on errors.
 int allreduceMax(int value);
 int allreduceMin(int value);

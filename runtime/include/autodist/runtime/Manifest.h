@@ -8,6 +8,7 @@
 #ifndef AUTODIST_RUNTIME_MANIFEST_H
 #define AUTODIST_RUNTIME_MANIFEST_H
 
+#include "autodist/runtime/LrSchedule.h"
 #include "autodist/runtime/Tensor.h"
 
 #include <cstdint>
@@ -33,7 +34,9 @@ struct TensorSpec {
 struct TrainSpec {
   std::string loss, optimizer;
   double lr = 0;
-  TensorSpec labels;
+  std::optional<TensorSpec> labels; // absent: the loss takes no labels
+  std::vector<TensorSpec> state;    // optimizer state, f32, starts at zero
+  LrSchedule schedule;              // absent in the manifest: constant
 };
 
 struct Manifest {

@@ -22,6 +22,10 @@ namespace autodist::rt {
 Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
                  const std::string &what);
 
+/// The .npy (format 1.0) header of an array of `dtype` (<f4 or <i8) and
+/// `shape`; the row-major data follows it.
+std::string npyHeader(DType dtype, const std::vector<int64_t> &shape);
+
 /// The .npy (format 1.0) encoding of `t`: <f4 or <i8.
 std::vector<uint8_t> encodeNpy(const Tensor &t);
 

@@ -15,6 +15,9 @@ struct Options {
   int64_t batchSize = 0; // --batch-size, per rank (required)
   std::optional<double> lr;
   std::string log, save, eval, predict;
+  std::string checkpoint;      // --checkpoint: directory, empty = none
+  int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
+  bool resume = false;         // --resume: continue from --checkpoint
   bool help = false;
 };
 

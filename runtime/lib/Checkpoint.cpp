@@ -1,0 +1,151 @@
+//===- Checkpoint.cpp - Training checkpoints ------------------------------===//
+
+#include "autodist/runtime/Checkpoint.h"
+#include "autodist/runtime/AtomicFile.h"
+#include "autodist/runtime/Error.h"
+#include "autodist/runtime/Npy.h"
+#include "autodist/runtime/NpzWriter.h"
+#include "autodist/runtime/Zip.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+namespace autodist::rt {
+
+using nlohmann::json;
+
+namespace {
+constexpr const char *kFormat = "autodist-checkpoint";
+constexpr const char *kMetaEntry = "checkpoint.json";
+
+std::vector<std::string> namesOf(const std::vector<TensorSpec> &specs) {
+  std::vector<std::string> out;
+  for (const TensorSpec &s : specs)
+    out.push_back(s.name);
+  return out;
+}
+
+/// Loads the arrays `specs` ("parameter"s or "optimizer state"s, stored under
+/// `dir`/) after checking that the checkpoint lists exactly those names.
+std::vector<Tensor> readArrays(const ZipArchive &zip, const std::string &label,
+                               const std::vector<std::string> &stored,
+                               const std::vector<TensorSpec> &specs,
+                               const std::string &kind,
+                               const std::string &dir) {
+  std::vector<std::string> wanted = namesOf(specs);
+  for (const std::string &name : stored)
+    if (std::find(wanted.begin(), wanted.end(), name) == wanted.end())
+      throw Error(label + " has " + kind + " " + inQuotes(name) +
+                  ", which the model does not have");
+  std::vector<Tensor> out;
+  for (const TensorSpec &spec : specs) {
+    if (std::find(stored.begin(), stored.end(), spec.name) == stored.end())
+      throw Error(label + " has no " + kind + " " + inQuotes(spec.name) +
+                  " (the model's)");
+    std::string what = kind + " " + inQuotes(spec.name) + " in " + label;
+    Tensor t =
+        decodeNpy(zip.read(dir + "/" + spec.name + ".npy"), DType::F32, what);
+    if (t.shape() != spec.shape)
+      throw Error(what + " has shape " + shapeString(t.shape()) +
+                  ", but the model's is " + shapeString(spec.shape));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+} // namespace
+
+std::string Checkpoint::path(const std::string &dir) {
+  return dir + "/checkpoint.npz";
+}
+
+void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,
+                       const std::vector<TensorSpec> &paramSpecs,
+                       const std::vector<Tensor> &params,
+                       const std::vector<TensorSpec> &stateSpecs,
+                       const std::vector<Tensor> &state) {
+  json meta = {{"format", kFormat},
+               {"version", kCheckpointVersion},
+               {"step", info.step},
+               {"world_size", info.worldSize},
+               {"batch_size", info.batchSize},
+               {"model", info.model},
+               {"params", namesOf(paramSpecs)},
+               {"state", namesOf(stateSpecs)}};
+  AtomicFileWriter out(path(dir));
+  NpzWriter npz(out);
+  npz.addFile(kMetaEntry, meta.dump() + "\n");
+  for (size_t i = 0; i < paramSpecs.size(); ++i)
+    npz.addArray("params/" + paramSpecs[i].name, params[i]);
+  for (size_t i = 0; i < stateSpecs.size(); ++i)
+    npz.addArray("state/" + stateSpecs[i].name, state[i]);
+  npz.finish();
+  out.commit();
+}
+
+Checkpoint Checkpoint::read(const std::string &dir,
+                            const std::vector<TensorSpec> &paramSpecs,
+                            const std::vector<TensorSpec> &stateSpecs) {
+  std::string file = path(dir), label = "checkpoint " + inQuotes(file);
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0)
+    throw Error("cannot resume: there is no checkpoint " + inQuotes(file) +
+                " (run without --resume to start from scratch)");
+  ZipArchive zip(file, "checkpoint");
+  if (!zip.contains(kMetaEntry))
+    throw Error(label + " is not an AutoDist checkpoint (it has no " +
+                kMetaEntry + ")");
+
+  Checkpoint c;
+  std::vector<std::string> params, state;
+  try {
+    std::vector<uint8_t> bytes = zip.read(kMetaEntry);
+    json meta = json::parse(bytes.begin(), bytes.end());
+    if (meta.at("format").get<std::string>() != kFormat)
+      throw Error(label + " is not an AutoDist checkpoint (format " +
+                  inQuotes(meta["format"].get<std::string>()) + ")");
+    int version = meta.at("version").get<int>();
+    if (version != kCheckpointVersion)
+      throw Error(label + " has format version " + std::to_string(version) +
+                  " (this runtime reads " + std::to_string(kCheckpointVersion) +
+                  ")");
+    c.info.step = meta.at("step").get<int64_t>();
+    c.info.worldSize = meta.at("world_size").get<int64_t>();
+    c.info.batchSize = meta.at("batch_size").get<int64_t>();
+    c.info.model = meta.value("model", "");
+    params = meta.at("params").get<std::vector<std::string>>();
+    state = meta.at("state").get<std::vector<std::string>>();
+  } catch (const json::exception &e) {
+    throw Error(label + " has a corrupt " + kMetaEntry + ": " + e.what());
+  }
+  if (c.info.step < 0 || c.info.worldSize < 1 || c.info.batchSize < 1)
+    throw Error(label + " has a corrupt " + kMetaEntry +
+                ": step, world_size or batch_size out of range");
+  c.params = readArrays(zip, label, params, paramSpecs, "parameter", "params");
+  c.state =
+      readArrays(zip, label, state, stateSpecs, "optimizer state", "state");
+  return c;
+}
+
+void Checkpoint::checkResumable(const std::string &dir, int64_t ranks,
+                                int64_t batch, int64_t totalSteps) const {
+  std::string label = "checkpoint " + inQuotes(path(dir));
+  // Which samples a step uses depends on both (BatchPlan).
+  if (ranks != info.worldSize)
+    throw Error(
+        label + " was written by a run of " + std::to_string(info.worldSize) +
+        (info.worldSize == 1 ? " rank" : " ranks") + ", but this run has " +
+        std::to_string(ranks) + "; resume with the same number of ranks");
+  if (batch != info.batchSize)
+    throw Error(label + " was written with --batch-size=" +
+                std::to_string(info.batchSize) +
+                ", but this run has --batch-size=" + std::to_string(batch) +
+                "; resume with the same batch size");
+  if (info.step > totalSteps)
+    throw Error(label + " is at step " + std::to_string(info.step) +
+                ", past --steps=" + std::to_string(totalSteps) +
+                " (the total step count, including the steps before the "
+                "checkpoint)");
+}
+
+} // namespace autodist::rt
