@@ -4,19 +4,16 @@
 #include "autodist/runtime/Npy.h"
 
 #include <algorithm>
+#include "autodist/runtime/ZipFormat.h"
+
 #include <zlib.h>
 
 namespace autodist::rt {
 
 namespace {
-constexpr uint32_t kLocalHeaderSig = 0x04034b50;
-constexpr uint32_t kCentralHeaderSig = 0x02014b50;
-constexpr uint32_t kEndSig = 0x06054b50;
-constexpr uint32_t kZip64EndSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
+using namespace zip;
 constexpr uint16_t kZip64 = 45;       // "version needed" for zip64
 constexpr uint32_t kDosDate = 0x0021; // 1980-01-01: reproducible archives
-constexpr uint64_t kZlibChunk = 1u << 30;
 
 /// Little-endian fields.
 class Bytes {

@@ -7,19 +7,15 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include "autodist/runtime/ZipFormat.h"
+
 #include <zlib.h>
 
 namespace autodist::rt {
 
 namespace {
-constexpr uint32_t kLocalHeaderSig = 0x04034b50;
-constexpr uint32_t kCentralHeaderSig = 0x02014b50;
-constexpr uint32_t kEndSig = 0x06054b50;
-constexpr uint32_t kZip64EndSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
+using namespace zip;
 constexpr uint16_t kZip64ExtraId = 0x0001;
-// zlib counts in uInt; feed it at most this much at a time.
-constexpr uint64_t kZlibChunk = 1u << 30;
 } // namespace
 
 void ZipArchive::fail(const std::string &what) const {
