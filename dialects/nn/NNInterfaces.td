@@ -29,6 +29,31 @@ def DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   ];
 }
 
+def StatefulOpInterface : OpInterface<"StatefulOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op with a training form that updates state operands instead of
+    training them (batch normalization's running mean and variance). The
+    training-step builder keeps such parameters out of the optimizer,
+    replaces the op by its training form and returns the new state values
+    as the parameters' outputs.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Indices of the operands that are running state (not trained).",
+      "::llvm::SmallVector<unsigned>", "getStateOperandIndices">,
+    InterfaceMethod<
+      [{Build the training form of this op at the builder's insertion point:
+        `results` receives the values that replace this op's results,
+        `newStates` the new value of each state operand (in the order of
+        getStateOperandIndices). The caller replaces and erases this op.}],
+      "::mlir::LogicalResult", "buildTrainingForm",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$newStates)>
+  ];
+}
+
 def LowerToLinalgOpInterface : OpInterface<"LowerToLinalgOpInterface"> {
   let cppNamespace = "::autodist::nn";
   let description = [{
@@ -82,7 +107,11 @@ def SparseAccessOpInterface : OpInterface<"SparseAccessOpInterface"> {
   }];
   let methods = [
     InterfaceMethod<"Whether operand `index` is read sparsely.", "bool",
-                    "isSparseOperand", (ins "unsigned":$index)>
+                    "isSparseOperand", (ins "unsigned":$index)>,
+    InterfaceMethod<[{For an operand holding indices: the size of the
+                      dimension they index (valid values are [-size, size)),
+                      or nullopt.}], "std::optional<int64_t>",
+                    "getIndexBound", (ins "unsigned":$index)>
   ];
 }
 

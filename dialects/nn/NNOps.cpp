@@ -633,6 +633,15 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+std::optional<int64_t> GatherOp::getIndexBound(unsigned index) {
+  if (index != 1)
+    return std::nullopt;
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += getData().getType().getRank();
+  return getData().getType().getDimSize(axis);
+}
+
 bool GatherOp::isSparseOperand(unsigned index) {
   // An embedding lookup: a few rows of the table are read.
   int64_t axis = static_cast<int64_t>(getAxis());

@@ -8,6 +8,7 @@
 
 #include "autodist/Passes.h"
 #include "dist/DistOps.h"
+#include "nn/NNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -39,12 +40,30 @@ json::Object tensorEntry(StringRef name, Type type) {
       {"name", name}, {"shape", std::move(shape)}, {"dtype", dtype}};
 }
 
+/// The tightest bound the ops reading `v` as indices put on its values
+/// (SparseAccessOpInterface), if any.
+std::optional<int64_t> indexBound(Value v) {
+  std::optional<int64_t> bound;
+  for (OpOperand &use : v.getUses())
+    if (auto op = dyn_cast<nn::SparseAccessOpInterface>(use.getOwner()))
+      if (auto b = op.getIndexBound(use.getOperandNumber()))
+        bound = bound ? std::min(*bound, *b) : *b;
+  return bound;
+}
+
 /// Entries of the arguments of `func` tagged `tag`, in order.
 json::Array argEntries(func::FuncOp func, StringRef tag) {
   json::Array out;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto n = func.getArgAttrOfType<StringAttr>(i, tag))
-      out.push_back(tensorEntry(n.getValue(), func.getArgument(i).getType()));
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto n = func.getArgAttrOfType<StringAttr>(i, tag);
+    if (!n)
+      continue;
+    json::Object entry =
+        tensorEntry(n.getValue(), func.getArgument(i).getType());
+    if (auto b = indexBound(func.getArgument(i)))
+      entry["index_bound"] = *b;
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 

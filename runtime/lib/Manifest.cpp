@@ -34,6 +34,12 @@ TensorSpec parseSpec(const json &j) {
     throw Error("invalid model manifest: " + inQuotes(s.name) +
                 " has unsupported dtype " + inQuotes(dtype));
   s.dtype = dtype == "f32" ? DType::F32 : DType::I64;
+  if (j.contains("index_bound")) {
+    s.indexBound = j.at("index_bound").get<int64_t>();
+    if (*s.indexBound < 1 || s.dtype != DType::I64)
+      throw Error("invalid model manifest: " + inQuotes(s.name) +
+                  " has an invalid index_bound");
+  }
   return s;
 }
 

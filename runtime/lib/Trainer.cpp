@@ -133,6 +133,7 @@ private:
   void finish();
   void evaluate();
   void checkLabelRange(Dataset &ds) const;
+  void checkIndexRanges(Dataset &ds) const;
   void checkBatchDims() const;
 
   const ModelEntryPoints &model_;
@@ -187,6 +188,7 @@ void Trainer::setup() {
                       hasLabels_ ? &labelsSpec_ : nullptr,
                       /*labelsRequired=*/opts_.steps > 0);
     checkLabelRange(*trainSet_);
+    checkIndexRanges(*trainSet_);
     int64_t global = opts_.batchSize * size_;
     if (opts_.steps > 0 && trainSet_->numSamples() < global)
       throw Error("data file " + inQuotes(opts_.data) + " has " +
@@ -207,6 +209,7 @@ void Trainer::setup() {
     evalSet_.emplace(opts_.eval, manifest_.inputs,
                      classLabels ? &labelsSpec_ : nullptr, false);
     checkLabelRange(*evalSet_);
+    checkIndexRanges(*evalSet_);
     bool needsRows = !opts_.predict.empty() || evalSet_->labels();
     if (needsRows &&
         (manifest_.outputs.empty() || !manifest_.outputs[0].isBatched()))
@@ -274,6 +277,29 @@ void Trainer::checkLabelRange(Dataset &ds) const {
                   inQuotes(ds.path()) + " has label " + std::to_string(v) +
                   " at sample " + std::to_string(i) + ", outside [0, " +
                   std::to_string(classes) + ")");
+  }
+}
+
+/// Inputs the model uses as indices (token ids into an embedding table):
+/// out-of-range values would make the compiled code stop on its bounds check
+/// mid-training; reject them up front, naming the array and the value.
+void Trainer::checkIndexRanges(Dataset &ds) const {
+  for (size_t k = 0; k < manifest_.inputs.size(); ++k) {
+    const TensorSpec &spec = manifest_.inputs[k];
+    const Tensor &data = ds.inputs()[k];
+    if (!spec.indexBound)
+      continue;
+    int64_t bound = *spec.indexBound;
+    for (int64_t i = 0; i < data.numElements(); ++i) {
+      int64_t v = data.data<int64_t>()[i];
+      if (v < -bound || v >= bound)
+        throw Error("array " + inQuotes(spec.name) + " in data file " +
+                    inQuotes(ds.path()) + " has value " + std::to_string(v) +
+                    " at element " + std::to_string(i) + ", outside [" +
+                    std::to_string(-bound) + ", " + std::to_string(bound) +
+                    ") (the model indexes a dimension of size " +
+                    std::to_string(bound) + " with it)");
+    }
   }
 }
 

@@ -24,6 +24,9 @@ struct TensorSpec {
   std::string name;
   std::vector<int64_t> shape;
   DType dtype = DType::F32;
+  /// For i64 inputs the model uses as indices (e.g. token ids into an
+  /// embedding): valid values are [-indexBound, indexBound).
+  std::optional<int64_t> indexBound;
 
   /// The shape with every -1 replaced by `batch`.
   std::vector<int64_t> withBatch(int64_t batch) const;
