@@ -47,7 +47,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   train.minLr = o.minLr;
   train.stepSize = o.stepSize;
   train.gamma = o.gamma;
-  pm.addPass(createBuildTrainStep(train));
+  if (o.withTrainStep)
+    pm.addPass(createBuildTrainStep(train));
   ApplyStrategyOptions strategy;
   strategy.builder = o.strategy;
   strategy.strategyFile = o.strategyFile;

@@ -251,10 +251,11 @@ int main(int argc, char **argv) {
       &context, (*buffer)->getBuffer(), inputFile, importOptions);
   if (!module)
     return 1;
-  if (!train && (emit == Emit::Strategy || explain || !dumpStrategy.empty() ||
-                 !strategyFile.empty()))
-    return fail("strategies distribute training: add --train");
-  if (train) {
+  if (!train && emit != Emit::Strategy &&
+      (explain || !dumpStrategy.empty() || !strategyFile.empty()))
+    return fail("strategies distribute training: add --train (or "
+                "--emit=strategy to only build the strategy)");
+  if (train || emit == Emit::Strategy) {
     autodist::TrainOptions o;
     o.loss = loss;
     o.optimizer = optimizer;
@@ -279,8 +280,10 @@ int main(int argc, char **argv) {
     o.clusterFile = cluster;
     o.chunkSize = chunkSize;
     o.seed = seed;
-    progress("building the training step (" + loss + ", " + optimizer +
-             ") and the " +
+    o.withTrainStep = train;
+    progress((train ? "building the training step (" + loss + ", " +
+                          optimizer + ") and the "
+                    : std::string("building the ")) +
              (strategyFile.empty() ? "'" + strategy + "' strategy"
                                    : "strategy of " + strategyFile));
     if (failed(autodist::buildTrainingStep(*module, o)))

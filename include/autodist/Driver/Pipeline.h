@@ -29,6 +29,8 @@ struct TrainOptions {
   std::string clusterFile;
   int64_t chunkSize = 128;
   uint64_t seed = 0;
+  /// False: only attach the strategy to @forward's parameters (no autodiff).
+  bool withTrainStep = true;
 };
 
 /// Registers every dialect and interface the tools and pipelines use.
