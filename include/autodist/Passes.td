@@ -138,9 +138,13 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     as the parameter's node config says. All-reduce gradients of one group
     become one bucketed `dist.all_reduce mean`; the loss (result tagged
     `nn.loss`) joins the first bucket so that every rank returns the mean
-    loss over the global batch.
+    loss over the global batch. A partitioned gradient is sliced into its
+    shards along the partition axis, each shard reduced in its own group's
+    bucket, and the shards concatenated back. Parameter servers and
+    compression are reported as not implemented yet.
   }];
-  let dependentDialects = ["autodist::dist::DistDialect"];
+  let dependentDialects = ["autodist::dist::DistDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {

@@ -11,7 +11,9 @@
 #include "dist/DistOps.h"
 #include "nn/NNOps.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <map>
 
@@ -38,6 +40,68 @@ StringAttr paramName(func::FuncOp func, Value v) {
   return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param");
 }
 
+/// The all-reduce group of a synchronizer this pass can carry out.
+FailureOr<int64_t> allReduceGroup(Operation *update, StringRef name,
+                                  Attribute sync) {
+  auto ar = dyn_cast<dist::AllReduceSynchronizerAttr>(sync);
+  if (!ar)
+    return update->emitOpError("parameter '")
+           << name
+           << "' uses a parameter server; parameter-server synchronization is "
+              "not implemented yet";
+  if (ar.getCompressor() != dist::Compressor::None)
+    return update->emitOpError("compressor '")
+           << dist::stringifyCompressor(ar.getCompressor())
+           << "' for parameter '" << name << "' is not supported yet";
+  return ar.getGroup();
+}
+
+/// A partitioned gradient: sliced into its shards along the partition axis
+/// and put back together by a tensor.concat whose operands (the shards) join
+/// their own groups' buckets, so each shard is reduced with its group.
+LogicalResult splitIntoShards(Operation *update, StringRef name,
+                              dist::NodeConfigAttr node, OpOperand &use,
+                              std::map<int64_t, Bucket> &buckets) {
+  dist::PartitionAttr p = node.getPartition();
+  Value grad = use.get();
+  auto type = cast<RankedTensorType>(grad.getType());
+  int64_t axis = p.getAxis();
+  SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
+  SmallVector<int64_t> groups;
+  for (Attribute part : node.getParts()) {
+    auto pn = cast<dist::NodeConfigAttr>(part);
+    FailureOr<int64_t> g =
+        allReduceGroup(update, pn.getVarName(), pn.getSynchronizer());
+    if (failed(g))
+      return failure();
+    groups.push_back(*g);
+  }
+  OpBuilder b(update->getContext());
+  if (Operation *def = grad.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPoint(update);
+  Location loc = update->getLoc();
+  SmallVector<Value> shards;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> extents,
+        strides(type.getRank(), b.getIndexAttr(1));
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      extents.push_back(b.getIndexAttr(d == axis ? size : type.getDimSize(d)));
+    offsets[axis] = b.getIndexAttr(offset);
+    shards.push_back(tensor::ExtractSliceOp::create(b, loc, grad, offsets,
+                                                    extents, strides));
+    offset += size;
+  }
+  auto whole = tensor::ConcatOp::create(b, loc, axis, shards);
+  use.set(whole);
+  for (auto [i, g] : llvm::enumerate(groups))
+    buckets[g].uses.push_back(&whole->getOpOperand(i));
+  return success();
+}
+
 /// Groups every gradient of `step` into buckets by its all-reduce group.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                              std::map<int64_t, Bucket> &buckets) {
@@ -53,34 +117,22 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
           << name.getValue() << "' has no node config in the strategy";
       return WalkResult::interrupt();
     }
-    if (node.getPartition()) {
-      update->emitOpError("parameter '")
-          << name.getValue()
-          << "' is partitioned; partitioned synchronization is not "
-             "implemented yet";
-      return WalkResult::interrupt();
-    }
-    auto ar = dyn_cast<dist::AllReduceSynchronizerAttr>(node.getSynchronizer());
-    if (!ar) {
-      update->emitOpError("parameter '")
-          << name.getValue()
-          << "' uses a parameter server; parameter-server synchronization is "
-             "not implemented yet";
-      return WalkResult::interrupt();
-    }
-    if (ar.getCompressor() != dist::Compressor::None) {
-      update->emitOpError("compressor '")
-          << dist::stringifyCompressor(ar.getCompressor())
-          << "' for parameter '" << name.getValue() << "' is not supported yet";
-      return WalkResult::interrupt();
-    }
     // Reduce raw gradients, before any transform (e.g. clipping) that
     // needs the global values.
     OpOperand *use = &update.getGradOperand();
     while (auto t = dyn_cast_or_null<nn::GradientTransformOpInterface>(
                use->get().getDefiningOp()))
       use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
-    buckets[ar.getGroup()].uses.push_back(use);
+    if (!node.getPartition()) {
+      FailureOr<int64_t> group =
+          allReduceGroup(update, name.getValue(), node.getSynchronizer());
+      if (failed(group))
+        return WalkResult::interrupt();
+      buckets[*group].uses.push_back(use);
+      return WalkResult::advance();
+    }
+    if (failed(splitIntoShards(update, name.getValue(), node, *use, buckets)))
+      return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -140,6 +192,9 @@ struct SynchronizePass
     OpBuilder b(module.getContext());
     for (auto &[group, bucket] : buckets)
       reduceBucket(b, step.getBody().front(), group, bucket);
+    // Collectives went after the last value of their bucket; put every
+    // user (shard reassembly, clipping, updates) after what it reads.
+    sortTopologically(&step.getBody().front());
   }
 };
 

@@ -10,6 +10,7 @@
 #include "autodist/runtime/Sgemm.h"
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -52,5 +53,57 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
     sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
   } catch (const std::exception &e) {
     fatal(e.what());
+  }
+}
+
+namespace {
+/// MLIR's unranked memref descriptor: the rank and a pointer to the ranked
+/// descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct UnrankedMemref {
+  int64_t rank;
+  void *descriptor;
+};
+
+struct RankedView {
+  char *base;
+  const int64_t *sizes, *strides;
+
+  RankedView(const UnrankedMemref &m, int64_t elemSize) {
+    auto *words = static_cast<int64_t *>(m.descriptor);
+    char *aligned = reinterpret_cast<char *>(words[1]);
+    base = aligned + words[2] * elemSize;
+    sizes = words + 3;
+    strides = words + 3 + m.rank;
+  }
+};
+} // namespace
+
+/// `memref.copy` between non-contiguous memrefs (e.g. a shard copied into
+/// a strided view) lowers to this MLIR runtime-utility call; the compiled
+/// objects get it from here rather than from MLIR's runner libraries.
+extern "C" void memrefCopy(int64_t elemSize, UnrankedMemref *src,
+                           UnrankedMemref *dst) {
+  int64_t rank = src->rank;
+  RankedView s(*src, elemSize), d(*dst, elemSize);
+  if (rank == 0) {
+    std::memcpy(d.base, s.base, elemSize);
+    return;
+  }
+  for (int64_t i = 0; i < rank; ++i)
+    if (s.sizes[i] == 0)
+      return;
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t so = 0, dO = 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      so += index[i] * s.strides[i];
+      dO += index[i] * d.strides[i];
+    }
+    std::memcpy(d.base + dO * elemSize, s.base + so * elemSize, elemSize);
+    int64_t i = rank - 1;
+    while (i >= 0 && ++index[i] == s.sizes[i])
+      index[i--] = 0;
+    if (i < 0)
+      return;
   }
 }

@@ -41,9 +41,9 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
 module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
     #dist.node<"w", partition = #dist.partition<[2]>, parts = [
       #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
-      #dist.node<"w/part_1", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>]>} {
+      #dist.node<"w/part_1", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>]>} {
   func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-    // expected-error@+1 {{parameter 'w' is partitioned; partitioned synchronization is not implemented yet}}
+    // expected-error@+1 {{parameter 'w/part_1' uses a parameter server; parameter-server synchronization is not implemented yet}}
     %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
