@@ -98,6 +98,30 @@ static Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim,
       b, loc, RankedTensorType::get(shape, b.getF32Type()), v, re);
 }
 
+/// Per output position of a 2-D window op, the number of window positions
+/// inside the input (at least 1), as an `[OH, OW]` f32 constant.
+static Value windowCounts(OpBuilder &b, Location loc, ArrayRef<int64_t> in,
+                          ArrayRef<int64_t> out, ArrayRef<int64_t> k,
+                          ArrayRef<int64_t> s, ArrayRef<int64_t> p,
+                          ArrayRef<int64_t> d) {
+  auto inside = [&](int dim, int64_t o) {
+    int64_t n = 0;
+    for (int64_t j = 0; j < k[dim]; ++j) {
+      int64_t i = o * s[dim] - p[dim] + j * d[dim];
+      n += i >= 0 && i < in[dim];
+    }
+    return n;
+  };
+  SmallVector<float> counts;
+  for (int64_t i = 0; i < out[0]; ++i)
+    for (int64_t j = 0; j < out[1]; ++j)
+      counts.push_back(static_cast<float>(
+          std::max<int64_t>(inside(0, i) * inside(1, j), 1)));
+  auto countType = RankedTensorType::get({out[0], out[1]}, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(countType, ArrayRef<float>(counts)));
+}
+
 //===----------------------------------------------------------------------===//
 // ConvOp
 //===----------------------------------------------------------------------===//
@@ -196,24 +220,9 @@ Results AveragePoolOp::lowerToLinalg(OpBuilder &b) {
   // Without the padding: per output position, the number of window
   // positions inside the input (spatial dims are static), as an [OH, OW]
   // constant that broadcasts over N and C.
-  auto inShape = typeOf(getInput()).getShape();
-  int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
-  auto inside = [&](int dim, int64_t o) {
-    int64_t n = 0;
-    for (int64_t j = 0; j < k[dim]; ++j) {
-      int64_t i = o * s[dim] - p[dim] + j * d[dim];
-      n += i >= 0 && i < inShape[2 + dim];
-    }
-    return n;
-  };
-  SmallVector<float> counts;
-  for (int64_t i = 0; i < oh; ++i)
-    for (int64_t j = 0; j < ow; ++j)
-      counts.push_back(static_cast<float>(
-          std::max<int64_t>(inside(0, i) * inside(1, j), 1)));
-  auto countType = RankedTensorType::get({oh, ow}, b.getF32Type());
-  Value countT = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(countType, ArrayRef<float>(counts)));
+  Value countT =
+      windowCounts(b, loc, typeOf(getInput()).getShape().drop_front(2),
+                   type.getShape().drop_front(2), k, s, p, d);
   return SmallVector<Value>{
       buildElementwise(b, loc, type, {sum, countT}, divide)};
 }
@@ -290,4 +299,514 @@ Results BatchNormOp::lowerToLinalg(OpBuilder &b) {
                 })
                 .getResult(0);
   return SmallVector<Value>{y};
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops and the training form of batch normalization
+//===----------------------------------------------------------------------===//
+
+using BodyFn =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic over `numDims` loops writing into `outs`.
+static SmallVector<Value> generic(OpBuilder &b, Location loc, ValueRange ins,
+                                  ValueRange outs, ArrayRef<AffineMap> maps,
+                                  ArrayRef<utils::IteratorType> iters,
+                                  BodyFn body) {
+  auto op = linalg::GenericOp::create(
+      b, loc, outs.getTypes(), ins, outs, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(nb, l, body(nb, l, a));
+      });
+  return SmallVector<Value>(op.getResults());
+}
+
+/// `iters` with `numPar` parallel loops followed by `numRed` reductions.
+static SmallVector<utils::IteratorType> loops(int64_t numPar, int64_t numRed) {
+  SmallVector<utils::IteratorType> it(numPar, utils::IteratorType::parallel);
+  it.append(numRed, utils::IteratorType::reduction);
+  return it;
+}
+
+/// An NCHW tensor of spatial size `size` filled with `fill`, holding `v`
+/// (NCHW) at rows `front[0] + i * strides[0]` and columns
+/// `front[1] + j * strides[1]`: `v` dilated by the strides and padded.
+static Value dilatePad(OpBuilder &b, Location loc, Value v,
+                       ArrayRef<int64_t> strides, ArrayRef<int64_t> front,
+                       ArrayRef<int64_t> size, TypedAttr fill) {
+  auto t = typeOf(v);
+  SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(1), size[0],
+                                size[1]};
+  SmallVector<Value> dyn;
+  if (t.isDynamicDim(0))
+    dyn.push_back(tensor::DimOp::create(b, loc, v, 0));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, t.getElementType(), dyn);
+  Value filledT =
+      linalg::FillOp::create(
+          b, loc, ValueRange{arith::ConstantOp::create(b, loc, fill)},
+          ValueRange{empty})
+          .getResult(0);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(front[0]),
+                                       b.getIndexAttr(front[1])};
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < 4; ++i)
+    sizes.push_back(dimOf(b, loc, v, i));
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(strides[0]),
+                                     b.getIndexAttr(strides[1])};
+  Value slice =
+      tensor::ExtractSliceOp::create(b, loc, t, filledT, offsets, sizes, steps);
+  Value copied =
+      linalg::CopyOp::create(b, loc, ValueRange{v}, ValueRange{slice})
+          .getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, copied, filledT, offsets, sizes,
+                                       steps);
+}
+
+/// The interior `[N, C, H, W]` of a gradient `[N, C, Hp, Wp]` of the padded
+/// input: the padding's gradient is dropped.
+static Value unpad(OpBuilder &b, Location loc, Value padded,
+                   RankedTensorType type, ArrayRef<int64_t> pads) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return padded;
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(pads[0]),
+                                       b.getIndexAttr(pads[1])};
+  SmallVector<OpFoldResult> sizes = {
+      dimOf(b, loc, padded, 0), b.getIndexAttr(type.getDimSize(1)),
+      b.getIndexAttr(type.getDimSize(2)), b.getIndexAttr(type.getDimSize(3))};
+  SmallVector<OpFoldResult> steps(4, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, type, padded, offsets, sizes,
+                                        steps);
+}
+
+/// `hp + (k - 1 - kh) * d`: the row of the dilated, padded output gradient
+/// (dilatePad with front `(k - 1) * d`) whose window reaches padded input
+/// row `hp` at kernel row `kh`.
+static AffineExpr flippedRow(AffineExpr hp, AffineExpr kh, int64_t k,
+                             int64_t d) {
+  return hp + (k - 1) * d - kh * d;
+}
+
+Results ConvInputGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType type = getType();
+  Value w = getWeight();
+  auto ws = typeOf(w).getShape();
+  ArrayRef<int64_t> s = getStrides(), p = getPads(), d = getDilations();
+  ArrayRef<int64_t> in = getInputSize();
+  int64_t g = getGroup(), k[2] = {ws[2], ws[3]};
+  int64_t padded[2] = {in[0] + p[0] + p[2], in[1] + p[1] + p[3]};
+  int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};
+  Value dyd = dilatePad(b, loc, getGrad(), s, front,
+                        {padded[0] + front[0], padded[1] + front[1]},
+                        b.getF32FloatAttr(0.0f));
+  // dxp[n, g, cg, hp, wp] = sum_{mg, kh, kw} dyd[n, g, mg, flipped rows]
+  //                                          * w[g, mg, cg, kh, kw].
+  Value dydG = splitDim(b, loc, dyd, 1, g);
+  Value wG = splitDim(b, loc, w, 0, g);
+  auto outType = RankedTensorType::get(
+      {type.getDimSize(0), g, ws[1], padded[0], padded[1]}, b.getF32Type());
+  Value init = filled(b, loc, emptyFrom(b, loc, outType, getGrad()), 0.0f);
+  AffineExpr n, gi, cg, hp, wp, mg, kh, kw;
+  bindDims(ctx, n, gi, cg, hp, wp, mg, kh, kw);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(8, 0,
+                     {n, gi, mg, flippedRow(hp, kh, k[0], d[0]),
+                      flippedRow(wp, kw, k[1], d[1])},
+                     ctx),
+      AffineMap::get(8, 0, {gi, mg, cg, kh, kw}, ctx),
+      AffineMap::get(8, 0, {n, gi, cg, hp, wp}, ctx)};
+  Value dxp = generic(b, loc, {dydG, wG}, {init}, maps, loops(5, 3),
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        Value m = arith::MulFOp::create(nb, l, a[0], a[1]);
+                        return SmallVector<Value>{
+                            arith::AddFOp::create(nb, l, a[2], m)};
+                      })[0];
+  auto paddedType = RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), padded[0], padded[1]},
+      b.getF32Type());
+  SmallVector<ReassociationIndices> re = {{0}, {1, 2}, {3}, {4}};
+  Value collapsed =
+      tensor::CollapseShapeOp::create(b, loc, paddedType, dxp, re);
+  return SmallVector<Value>{unpad(b, loc, collapsed, type, p)};
+}
+
+Results ConvWeightGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType type = getType();
+  ArrayRef<int64_t> s = getStrides(), d = getDilations();
+  int64_t g = getGroup();
+  // dw[g, mg, cg, kh, kw] = sum_{n, oh, ow} xp[n, g, cg, oh * s + kh * d, ..]
+  //                                        * dy[n, g, mg, oh, ow].
+  Value xG =
+      splitDim(b, loc, padSpatial(b, loc, getInput(), getPads(), 0.0f), 1, g);
+  Value dyG = splitDim(b, loc, getGrad(), 1, g);
+  auto outType =
+      RankedTensorType::get({g, type.getDimSize(0) / g, type.getDimSize(1),
+                             type.getDimSize(2), type.getDimSize(3)},
+                            b.getF32Type());
+  Value init = filled(b, loc, emptyFrom(b, loc, outType, getInput()), 0.0f);
+  AffineExpr gi, mg, cg, kh, kw, n, oh, ow;
+  bindDims(ctx, gi, mg, cg, kh, kw, n, oh, ow);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(
+          8, 0, {n, gi, cg, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx),
+      AffineMap::get(8, 0, {n, gi, mg, oh, ow}, ctx),
+      AffineMap::get(8, 0, {gi, mg, cg, kh, kw}, ctx)};
+  Value dw = generic(b, loc, {xG, dyG}, {init}, maps, loops(5, 3),
+                     [](OpBuilder &nb, Location l, ValueRange a) {
+                       Value m = arith::MulFOp::create(nb, l, a[0], a[1]);
+                       return SmallVector<Value>{
+                           arith::AddFOp::create(nb, l, a[2], m)};
+                     })[0];
+  SmallVector<ReassociationIndices> re = {{0, 1}, {2}, {3}, {4}};
+  return SmallVector<Value>{
+      tensor::CollapseShapeOp::create(b, loc, type, dw, re).getResult()};
+}
+
+/// The gradient of a padded NCHW input `[N, C, Hp, Wp]` from window values
+/// `dyd` (the output gradient dilated and padded by dilatePad), summing per
+/// position the windows that reach it; `select(args, kh * kW + kw)` says
+/// whether a window's value goes to its kernel position (kh, kw).
+static Value
+scatterWindows(OpBuilder &b, Location loc, ValueRange ins, Value like,
+               int64_t channels, ArrayRef<int64_t> padded, ArrayRef<int64_t> k,
+               ArrayRef<int64_t> d,
+               function_ref<Value(OpBuilder &, Location, ValueRange, Value)>
+                   contribution) {
+  MLIRContext *ctx = b.getContext();
+  auto outType = RankedTensorType::get(
+      {typeOf(like).getDimSize(0), channels, padded[0], padded[1]},
+      b.getF32Type());
+  Value init = filled(b, loc, emptyFrom(b, loc, outType, like), 0.0f);
+  AffineExpr n, c, hp, wp, kh, kw;
+  bindDims(ctx, n, c, hp, wp, kh, kw);
+  AffineMap in = AffineMap::get(
+      6, 0,
+      {n, c, flippedRow(hp, kh, k[0], d[0]), flippedRow(wp, kw, k[1], d[1])},
+      ctx);
+  SmallVector<AffineMap> maps(ins.size(), in);
+  // The window operand only carries the kernel loops' sizes.
+  SmallVector<Value> operands(ins);
+  operands.push_back(tensor::EmptyOp::create(b, loc, k, b.getF32Type()));
+  maps.push_back(AffineMap::get(6, 0, {kh, kw}, ctx));
+  maps.push_back(AffineMap::get(6, 0, {n, c, hp, wp}, ctx));
+  int64_t kW = k[1];
+  return generic(
+      b, loc, operands, {init}, maps, loops(4, 2),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value kh = linalg::IndexOp::create(nb, l, 4);
+        Value kw = linalg::IndexOp::create(nb, l, 5);
+        Value kidx = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, kh,
+                                  arith::ConstantIndexOp::create(nb, l, kW)),
+            kw);
+        Value v = contribution(nb, l, a.drop_back(2), kidx);
+        return SmallVector<Value>{arith::AddFOp::create(nb, l, a.back(), v)};
+      })[0];
+}
+
+Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType type = getType();
+  Value dy = getGrad();
+  auto gType = typeOf(dy);
+  ArrayRef<int64_t> k = getKernelShape(), s = getStrides(), p = getPads(),
+                    d = getDilations();
+  float ninf = -std::numeric_limits<float>::infinity();
+  // 1. Each window's maximum and its first position (kh * kW + kw; -1 if
+  // nothing beats -inf), with NaN winning as in PyTorch.
+  Value xp = padSpatial(b, loc, getInput(), p, ninf);
+  Value maxInit = filled(b, loc, emptyFrom(b, loc, gType, dy), ninf);
+  auto argType = RankedTensorType::get(gType.getShape(), b.getI64Type());
+  Value argEmpty = tensor::EmptyOp::create(
+      b, loc, argType.getShape(), b.getI64Type(),
+      gType.isDynamicDim(0)
+          ? SmallVector<Value>{tensor::DimOp::create(b, loc, dy, 0)}
+          : SmallVector<Value>{});
+  Value argInit =
+      linalg::FillOp::create(
+          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, -1, 64)},
+          ValueRange{argEmpty})
+          .getResult(0);
+  AffineExpr n, c, oh, ow, kh, kw;
+  bindDims(ctx, n, c, oh, ow, kh, kw);
+  AffineMap out = AffineMap::get(6, 0, {n, c, oh, ow}, ctx);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, c, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]},
+                     ctx),
+      AffineMap::get(6, 0, {kh, kw}, ctx), out, out};
+  Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
+  int64_t kW = k[1];
+  Value arg = generic(
+      b, loc, {xp, window}, {maxInit, argInit}, maps, loops(4, 2),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = a[0], mx = a[2], at = a[3];
+        Value take = arith::OrIOp::create(
+            nb, l,
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, mx),
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v));
+        Value kidx = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 4),
+                                  arith::ConstantIndexOp::create(nb, l, kW)),
+            linalg::IndexOp::create(nb, l, 5));
+        kidx = arith::IndexCastOp::create(nb, l, nb.getI64Type(), kidx);
+        return SmallVector<Value>{
+            arith::SelectOp::create(nb, l, take, v, mx),
+            arith::SelectOp::create(nb, l, take, kidx, at)};
+      })[1];
+  // 2. Each input position receives the gradients of the windows whose
+  // maximum it is.
+  int64_t padded[2] = {type.getDimSize(2) + p[0] + p[2],
+                       type.getDimSize(3) + p[1] + p[3]};
+  int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};
+  SmallVector<int64_t> size = {padded[0] + front[0], padded[1] + front[1]};
+  Value dyd = dilatePad(b, loc, dy, s, front, size, b.getF32FloatAttr(0.0f));
+  Value argd = dilatePad(b, loc, arg, s, front, size, b.getI64IntegerAttr(-1));
+  Value dxp = scatterWindows(
+      b, loc, {dyd, argd}, dy, type.getDimSize(1), padded, k, d,
+      [](OpBuilder &nb, Location l, ValueRange a, Value kidx) -> Value {
+        Value at = arith::IndexCastOp::create(nb, l, nb.getI64Type(), kidx);
+        Value hit =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], at);
+        return arith::SelectOp::create(nb, l, hit, a[0], f32Const(nb, l, 0.0f));
+      });
+  return SmallVector<Value>{unpad(b, loc, dxp, type, p)};
+}
+
+Results AveragePoolGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value dy = getGrad();
+  auto gType = typeOf(dy);
+  ArrayRef<int64_t> k = getKernelShape(), s = getStrides(), p = getPads(),
+                    d = getDilations(), in = getInputSize();
+  // Each output's gradient divided by its window's divisor (as the
+  // forward), then spread over the window.
+  bool paddedIn = llvm::any_of(p, [](int64_t v) { return v != 0; });
+  Value divisor = getCountIncludePad() || !paddedIn
+                      ? f32Const(b, loc, static_cast<float>(k[0] * k[1]))
+                      : windowCounts(b, loc, in, gType.getShape().drop_front(2),
+                                     k, s, p, d);
+  Value scaled;
+  if (isa<RankedTensorType>(divisor.getType()))
+    scaled = buildElementwise(
+        b, loc, gType, {dy, divisor},
+        [](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::DivFOp::create(nb, l, a[0], a[1]).getResult();
+        });
+  else
+    scaled = buildElementwise(
+        b, loc, gType, {dy}, [&](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::DivFOp::create(nb, l, a[0], divisor).getResult();
+        });
+  int64_t padded[2] = {in[0] + p[0] + p[2], in[1] + p[1] + p[3]};
+  int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};
+  Value dyd = dilatePad(b, loc, scaled, s, front,
+                        {padded[0] + front[0], padded[1] + front[1]},
+                        b.getF32FloatAttr(0.0f));
+  Value dxp = scatterWindows(
+      b, loc, {dyd}, dy, type.getDimSize(1), padded, k, d,
+      [](OpBuilder &, Location, ValueRange a, Value) { return a[0]; });
+  return SmallVector<Value>{unpad(b, loc, dxp, type, p)};
+}
+
+/// The number of values per channel of `x` (all dims but 1) as an f32
+/// scalar (the batch dim may be dynamic).
+static Value perChannelCount(OpBuilder &b, Location loc, Value x) {
+  auto t = typeOf(x);
+  int64_t staticCount = 1;
+  Value count;
+  for (int64_t i = 0; i < t.getRank(); ++i) {
+    if (i == 1)
+      continue;
+    if (!t.isDynamicDim(i)) {
+      staticCount *= t.getDimSize(i);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, x, i);
+    dim = arith::IndexCastOp::create(b, loc, b.getI64Type(), dim);
+    dim = arith::SIToFPOp::create(b, loc, b.getF32Type(), dim);
+    count = count ? arith::MulFOp::create(b, loc, count, dim) : dim;
+  }
+  Value c = f32Const(b, loc, static_cast<float>(staticCount));
+  return count ? arith::MulFOp::create(b, loc, count, c).getResult() : c;
+}
+
+/// Sums `body(values of ins)` per channel (dim 1) of the NCHW-like `ins`;
+/// per-channel inputs (rank 1) are read at the channel.
+static Value
+channelSum(OpBuilder &b, Location loc, ValueRange ins,
+           function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = typeOf(ins[0]).getRank();
+  int64_t c = typeOf(ins[0]).getDimSize(1);
+  auto chType = RankedTensorType::get({c}, b.getF32Type());
+  Value init = filled(
+      b, loc,
+      tensor::EmptyOp::create(b, loc, chType.getShape(), b.getF32Type()), 0.0f);
+  // Loop order: channel first (parallel), then the others (reduced).
+  SmallVector<AffineExpr> full = {b.getAffineDimExpr(1), b.getAffineDimExpr(0)};
+  for (int64_t i = 2; i < rank; ++i)
+    full.push_back(b.getAffineDimExpr(i));
+  AffineMap fullMap = AffineMap::get(rank, 0, full, ctx);
+  AffineMap chMap = AffineMap::get(rank, 0, {b.getAffineDimExpr(0)}, ctx);
+  SmallVector<AffineMap> maps;
+  for (Value v : ins)
+    maps.push_back(typeOf(v).getRank() == 1 ? chMap : fullMap);
+  maps.push_back(chMap);
+  return generic(b, loc, ins, {init}, maps, loops(1, rank - 1),
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value v = body(nb, l, a.drop_back());
+                   return SmallVector<Value>{
+                       arith::AddFOp::create(nb, l, a.back(), v)};
+                 })[0];
+}
+
+/// `body` elementwise over an `[N, C, ...]` tensor like `like`, with rank-1
+/// inputs read per channel.
+static Value
+channelwise(OpBuilder &b, Location loc, Value like, ValueRange ins,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType type = typeOf(like);
+  int64_t rank = type.getRank();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap ch = AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx);
+  SmallVector<AffineMap> maps;
+  for (Value v : ins)
+    maps.push_back(typeOf(v).getRank() == 1 ? ch : id);
+  maps.push_back(id);
+  return generic(b, loc, ins, {emptyFrom(b, loc, type, like)}, maps,
+                 loops(rank, 0), [&](OpBuilder &nb, Location l, ValueRange a) {
+                   return SmallVector<Value>{body(nb, l, a.drop_back())};
+                 })[0];
+}
+
+/// `body` elementwise over per-channel tensors `[C]`.
+static Value
+perChannel(OpBuilder &b, Location loc, ValueRange ins,
+           function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  return buildElementwise(b, loc, typeOf(ins[0]), ins, body);
+}
+
+Results BatchNormTrainOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value x = getInput();
+  float eps = getEpsilon().convertToFloat();
+  float mom = getMomentum().convertToFloat();
+  Value n = perChannelCount(b, loc, x);
+  Value sum = channelSum(
+      b, loc, {x}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  Value mean =
+      perChannel(b, loc, {sum}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::DivFOp::create(nb, l, a[0], n).getResult();
+      });
+  Value sq = channelSum(b, loc, {x, mean},
+                        [](OpBuilder &nb, Location l, ValueRange a) {
+                          Value c = arith::SubFOp::create(nb, l, a[0], a[1]);
+                          return arith::MulFOp::create(nb, l, c, c).getResult();
+                        });
+  Value var =
+      perChannel(b, loc, {sq}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::DivFOp::create(nb, l, a[0], n).getResult();
+      });
+  // y = (x - mean) * (1 / sqrt(var + eps) * scale) + bias.
+  Value s = perChannel(
+      b, loc, {var, getScale()}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = arith::AddFOp::create(nb, l, a[0], f32Const(nb, l, eps));
+        Value inv = arith::DivFOp::create(nb, l, f32Const(nb, l, 1.0f),
+                                          math::SqrtOp::create(nb, l, v));
+        return arith::MulFOp::create(nb, l, inv, a[1]).getResult();
+      });
+  Value y =
+      channelwise(b, loc, x, {x, mean, s, getBias()},
+                  [](OpBuilder &nb, Location l, ValueRange a) {
+                    Value c = arith::SubFOp::create(nb, l, a[0], a[1]);
+                    Value m = arith::MulFOp::create(nb, l, c, a[2]);
+                    return arith::AddFOp::create(nb, l, m, a[3]).getResult();
+                  });
+  // Running statistics (the variance unbiased: * n / (n - 1)).
+  auto blend = [&](OpBuilder &nb, Location l, Value running, Value batch) {
+    Value r = arith::MulFOp::create(nb, l, running, f32Const(nb, l, mom));
+    Value bt = arith::MulFOp::create(nb, l, batch, f32Const(nb, l, 1.0f - mom));
+    return arith::AddFOp::create(nb, l, r, bt).getResult();
+  };
+  Value newMean = perChannel(b, loc, {getMean(), mean},
+                             [&](OpBuilder &nb, Location l, ValueRange a) {
+                               return blend(nb, l, a[0], a[1]);
+                             });
+  Value nm1 = arith::SubFOp::create(b, loc, n, f32Const(b, loc, 1.0f));
+  Value newVar = perChannel(
+      b, loc, {getVar(), var}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value unbiased = arith::DivFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, a[1], n), nm1);
+        return blend(nb, l, a[0], unbiased);
+      });
+  return SmallVector<Value>{y, newMean, newVar, mean, var};
+}
+
+Results BatchNormGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value dy = getGrad(), x = getInput();
+  float eps = getEpsilon().convertToFloat();
+  Value istd = perChannel(
+      b, loc, {getVar()}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = arith::AddFOp::create(nb, l, a[0], f32Const(nb, l, eps));
+        return arith::DivFOp::create(nb, l, f32Const(nb, l, 1.0f),
+                                     math::SqrtOp::create(nb, l, v))
+            .getResult();
+      });
+  Value sdy = channelSum(
+      b, loc, {dy}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  Value sdyx = channelSum(
+      b, loc, {dy, x, getMean()}, [](OpBuilder &nb, Location l, ValueRange a) {
+        Value c = arith::SubFOp::create(nb, l, a[1], a[2]);
+        return arith::MulFOp::create(nb, l, a[0], c).getResult();
+      });
+  Value dscale = perChannel(
+      b, loc, {sdyx, istd}, [](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::MulFOp::create(nb, l, a[0], a[1]).getResult();
+      });
+  Value k = perChannel(
+      b, loc, {getScale(), istd}, [](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::MulFOp::create(nb, l, a[0], a[1]).getResult();
+      });
+  if (!getTrainingMode()) {
+    Value dx = channelwise(
+        b, loc, x, {dy, k}, [](OpBuilder &nb, Location l, ValueRange a) {
+          return arith::MulFOp::create(nb, l, a[0], a[1]).getResult();
+        });
+    return SmallVector<Value>{dx, dscale, sdy};
+  }
+  // Batch statistics: dx = k * (dy - sum(dy) / n - (x - mean) * istd^2 *
+  // sum(dy * (x - mean)) / n).
+  Value n = perChannelCount(b, loc, x);
+  Value a =
+      perChannel(b, loc, {sdy}, [&](OpBuilder &nb, Location l, ValueRange v) {
+        return arith::DivFOp::create(nb, l, v[0], n).getResult();
+      });
+  Value c = perChannel(b, loc, {sdyx, istd},
+                       [&](OpBuilder &nb, Location l, ValueRange v) {
+                         Value i2 = arith::MulFOp::create(nb, l, v[1], v[1]);
+                         Value t = arith::MulFOp::create(nb, l, v[0], i2);
+                         return arith::DivFOp::create(nb, l, t, n).getResult();
+                       });
+  Value dx =
+      channelwise(b, loc, x, {dy, x, getMean(), k, a, c},
+                  [](OpBuilder &nb, Location l, ValueRange v) {
+                    Value xc = arith::SubFOp::create(nb, l, v[1], v[2]);
+                    Value t = arith::SubFOp::create(nb, l, v[0], v[4]);
+                    t = arith::SubFOp::create(
+                        nb, l, t, arith::MulFOp::create(nb, l, xc, v[5]));
+                    return arith::MulFOp::create(nb, l, v[3], t).getResult();
+                  });
+  return SmallVector<Value>{dx, dscale, sdy};
 }

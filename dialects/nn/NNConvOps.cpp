@@ -286,3 +286,200 @@ LogicalResult BatchNormOp::verify() {
     return emitOpError("epsilon must be finite and >= 0, got ") << eps;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Training forms and gradient ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormTrainOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties props, RegionRange regions,
+    SmallVectorImpl<Type> &results) {
+  // Same operands as the inference form: reuse its checks.
+  if (failed(BatchNormOp::inferReturnTypes(ctx, loc, operands, attrs, props,
+                                           regions, results)))
+    return failure();
+  auto channels = RankedTensorType::get({rankedType(operands[0]).getDimSize(1)},
+                                        Float32Type::get(ctx));
+  results.append(4, channels);
+  return success();
+}
+
+LogicalResult
+BatchNormGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  ValueRange operands, DictionaryAttr attrs,
+                                  OpaqueProperties props, RegionRange,
+                                  SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = rankedType(op.getInput());
+  if (x.getRank() < 2 || x.isDynamicDim(1))
+    return emitOptionalError(loc,
+                             "nn.batch_norm_grad expects [N, C, ...] with a "
+                             "static C, got ",
+                             shapeStr(x.getShape()));
+  if (rankedType(op.getGrad()).getRank() != x.getRank())
+    return emitOptionalError(loc, "nn.batch_norm_grad grad and input ranks "
+                                  "differ");
+  auto channels =
+      RankedTensorType::get({x.getDimSize(1)}, Float32Type::get(ctx));
+  for (Value v : {op.getScale(), op.getMean(), op.getVar()})
+    if (rankedType(v).getShape() != channels.getShape())
+      return emitOptionalError(loc, "nn.batch_norm_grad expects [",
+                               x.getDimSize(1), "] per-channel operands");
+  results.push_back(x);
+  results.append(2, channels);
+  return success();
+}
+
+/// Checks the `[N, M, OH, OW]` gradient of a window op's output against the
+/// output size the window attributes give for `inputSize`.
+static LogicalResult
+checkWindowGrad(std::optional<Location> loc, StringRef name, Value grad,
+                int64_t channels, ArrayRef<int64_t> inputSize,
+                ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  auto g = nchwInput(loc, name, grad);
+  if (failed(g))
+    return failure();
+  if (inputSize.size() != 2)
+    return emitOptionalError(loc, name, " input size must have 2 values");
+  auto out =
+      windowOutput(loc, name, inputSize, kernel, strides, pads, dilations);
+  if (failed(out))
+    return failure();
+  if ((*g)[1] != channels || (*g)[2] != (*out)[0] || (*g)[3] != (*out)[1])
+    return emitOptionalError(loc, name, " gradient ", shapeStr(*g),
+                             " does not match the output [", channels, ", ",
+                             (*out)[0], ", ", (*out)[1], "]");
+  return success();
+}
+
+LogicalResult
+ConvInputGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  ValueRange operands, DictionaryAttr attrs,
+                                  OpaqueProperties props, RegionRange,
+                                  SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto w = rankedType(op.getWeight()).getShape();
+  int64_t group = op.getGroup();
+  if (w.size() != 4 || llvm::any_of(w, ShapedType::isDynamic) || group < 1 ||
+      w[0] % group != 0)
+    return emitOptionalError(loc, "nn.conv_input_grad expects a static weight "
+                                  "[M, C/group, kH, kW] with group dividing M");
+  if (failed(checkWindowGrad(loc, "nn.conv_input_grad", op.getGrad(), w[0],
+                             op.getInputSize(), w.drop_front(2),
+                             op.getStrides(), op.getPads(), op.getDilations())))
+    return failure();
+  int64_t n = rankedType(op.getGrad()).getDimSize(0);
+  results.push_back(RankedTensorType::get(
+      {n, w[1] * group, op.getInputSize()[0], op.getInputSize()[1]},
+      Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult ConvWeightGradOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties props, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = nchwInput(loc, "nn.conv_weight_grad", op.getInput());
+  if (failed(x))
+    return failure();
+  auto g = rankedType(op.getGrad()).getShape();
+  int64_t group = op.getGroup();
+  if (g.size() != 4 || group < 1 || (*x)[1] % group != 0 ||
+      ShapedType::isDynamic(g[1]) || g[1] % group != 0)
+    return emitOptionalError(loc, "nn.conv_weight_grad: group ", group,
+                             " must divide the channels");
+  if (failed(checkWindowGrad(loc, "nn.conv_weight_grad", op.getGrad(), g[1],
+                             x->drop_front(2), op.getKernelShape(),
+                             op.getStrides(), op.getPads(), op.getDilations())))
+    return failure();
+  ArrayRef<int64_t> k = op.getKernelShape();
+  results.push_back(RankedTensorType::get({g[1], (*x)[1] / group, k[0], k[1]},
+                                          Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult
+MaxPoolGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                ValueRange operands, DictionaryAttr attrs,
+                                OpaqueProperties props, RegionRange,
+                                SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = nchwInput(loc, "nn.max_pool_grad", op.getInput());
+  if (failed(x))
+    return failure();
+  if (failed(checkWindowGrad(loc, "nn.max_pool_grad", op.getGrad(), (*x)[1],
+                             x->drop_front(2), op.getKernelShape(),
+                             op.getStrides(), op.getPads(), op.getDilations())))
+    return failure();
+  results.push_back(op.getInput().getType());
+  return success();
+}
+
+LogicalResult AveragePoolGradOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties props, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto g = rankedType(op.getGrad()).getShape();
+  if (g.size() != 4)
+    return emitOptionalError(loc, "nn.average_pool_grad expects an NCHW "
+                                  "gradient");
+  if (failed(checkWindowGrad(loc, "nn.average_pool_grad", op.getGrad(), g[1],
+                             op.getInputSize(), op.getKernelShape(),
+                             op.getStrides(), op.getPads(), op.getDilations())))
+    return failure();
+  results.push_back(RankedTensorType::get(
+      {g[0], g[1], op.getInputSize()[0], op.getInputSize()[1]},
+      Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult
+GatherGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                               ValueRange operands, DictionaryAttr attrs,
+                               OpaqueProperties props, RegionRange,
+                               SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto g = rankedType(op.getGrad()).getShape();
+  int64_t idxRank = rankedType(op.getIndices()).getRank();
+  int64_t rank = static_cast<int64_t>(g.size()) - idxRank + 1;
+  int64_t axis = op.getAxis();
+  if (rank < 1 || axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.gather_grad axis ", axis,
+                             " is out of range for a gradient of rank ",
+                             g.size(), " and indices of rank ", idxRank);
+  if (axis < 0)
+    axis += rank;
+  if (op.getAxisSize() < 1)
+    return emitOptionalError(loc, "nn.gather_grad axis_size must be >= 1");
+  SmallVector<int64_t> out(g.take_front(axis));
+  out.push_back(op.getAxisSize());
+  llvm::append_range(out, g.drop_front(axis + idxRank));
+  results.push_back(RankedTensorType::get(out, Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult
+LayerNormGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  ValueRange operands, DictionaryAttr attrs,
+                                  OpaqueProperties props, RegionRange,
+                                  SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto x = rankedType(op.getInput());
+  int64_t rank = x.getRank(), axis = op.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.layer_norm_grad axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  ArrayRef<int64_t> normalized = x.getShape().drop_front(axis);
+  if (llvm::any_of(normalized, ShapedType::isDynamic))
+    return emitOptionalError(loc, "nn.layer_norm_grad normalizes over a "
+                                  "dynamic dim");
+  results.push_back(x);
+  results.append(2, RankedTensorType::get(normalized, Float32Type::get(ctx)));
+  return success();
+}

@@ -13,7 +13,7 @@
 #ifndef AUTODIST_NN_CONV_OPS
 #define AUTODIST_NN_CONV_OPS
 
-def NN_ConvOp : NN_Op<"conv"> {
+def NN_ConvOp : NN_DiffOp<"conv"> {
   let summary = "2-D convolution (ONNX Conv) with groups, strides, dilations";
   let description = [{
     ONNX `Conv` on an NCHW input `[N, C, H, W]` with weights
@@ -42,7 +42,7 @@ def NN_ConvOp : NN_Op<"conv"> {
   let hasVerifier = 1;
 }
 
-def NN_MaxPoolOp : NN_Op<"max_pool"> {
+def NN_MaxPoolOp : NN_DiffOp<"max_pool"> {
   let summary = "2-D max pooling (ONNX MaxPool)";
   let description = [{
     ONNX `MaxPool` (`ceil_mode = 0`, no `Indices` output) on an NCHW input:
@@ -65,7 +65,7 @@ def NN_MaxPoolOp : NN_Op<"max_pool"> {
   let hasVerifier = 1;
 }
 
-def NN_AveragePoolOp : NN_Op<"average_pool"> {
+def NN_AveragePoolOp : NN_DiffOp<"average_pool"> {
   let summary = "2-D average pooling (ONNX AveragePool)";
   let description = [{
     ONNX `AveragePool` (`ceil_mode = 0`) on an NCHW input: the mean over
@@ -91,7 +91,7 @@ def NN_AveragePoolOp : NN_Op<"average_pool"> {
   let hasVerifier = 1;
 }
 
-def NN_GlobalAveragePoolOp : NN_Op<"global_average_pool"> {
+def NN_GlobalAveragePoolOp : NN_DiffOp<"global_average_pool"> {
   let summary = "Mean over all spatial dims (ONNX GlobalAveragePool)";
   let description = [{
     ONNX `GlobalAveragePool`: for an input `[N, C, D1, ..., Dk]` (k >= 1),
@@ -106,7 +106,8 @@ def NN_GlobalAveragePoolOp : NN_Op<"global_average_pool"> {
   let hasVerifier = 1;
 }
 
-def NN_BatchNormOp : NN_Op<"batch_norm"> {
+def NN_BatchNormOp : NN_DiffOp<"batch_norm",
+    [DeclareOpInterfaceMethods<StatefulOpInterface>]> {
   let summary = "Batch normalization in inference form";
   let description = [{
     ONNX `BatchNormalization` with `training_mode = 0`: for an input
@@ -115,6 +116,11 @@ def NN_BatchNormOp : NN_Op<"batch_norm"> {
     `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, computed as
     onnxruntime does: `s = scale / sqrt(var + epsilon)` (as
     `1 / sqrt(...) * scale`), `y = x * s + (bias - mean * s)`.
+    Differentiable w.r.t. `input`, `scale` and `bias` (`mean` and `var` are
+    constants here). `momentum` (ONNX's: the weight of the running
+    statistics) only matters in the training form, `nn.batch_norm_train`
+    (StatefulOpInterface: `mean` and `var` are running statistics, which
+    `autodist-build-train-step` updates instead of training).
 
     ```mlir
     %y = nn.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.000000e-03 : f32}
@@ -125,9 +131,202 @@ def NN_BatchNormOp : NN_Op<"batch_norm"> {
   let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$scale,
                    NN_F32Tensor:$bias, NN_F32Tensor:$mean,
                    NN_F32Tensor:$var,
-                   DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
+                   DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Training forms and gradients of the CNN, embedding and normalization ops
+//===----------------------------------------------------------------------===//
+
+def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train"> {
+  let summary = "Batch normalization in training form (batch statistics)";
+  let description = [{
+    ONNX `BatchNormalization` with `training_mode = 1` on an input
+    `[N, C, ...]`: normalizes with the statistics of this batch, per channel
+    over all dims but 1, `batch_mean` and the biased `batch_var`:
+    `y = (x - batch_mean) / sqrt(batch_var + epsilon) * scale + bias`.
+    It also returns the updated running statistics, as ONNX and PyTorch
+    do: `new_mean = momentum * mean + (1 - momentum) * batch_mean` and
+    `new_var = momentum * var + (1 - momentum) * batch_var * n / (n - 1)`
+    (`n` the number of values per channel: the running variance is
+    unbiased, as PyTorch's `running_var`). `batch_mean` and `batch_var` are
+    what the gradient (`nn.batch_norm_grad`) needs.
+
+    ```mlir
+    %y, %m1, %v1, %bm, %bv = nn.batch_norm_train %x, %scale, %bias, %mean, %var
+        {epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32}
+        : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+        -> (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$scale,
+                   NN_F32Tensor:$bias, NN_F32Tensor:$mean,
+                   NN_F32Tensor:$var,
+                   DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum);
+  let results = (outs NN_F32Tensor:$result, NN_F32Tensor:$new_mean,
+                 NN_F32Tensor:$new_var, NN_F32Tensor:$batch_mean,
+                 NN_F32Tensor:$batch_var);
+}
+
+def NN_BatchNormGradOp : NN_Op<"batch_norm_grad"> {
+  let summary = "Gradient of batch normalization w.r.t. input, scale, bias";
+  let description = [{
+    For `y = (x - mean) / sqrt(var + epsilon) * scale + bias` per channel
+    (dim 1) and the upstream gradient `grad` of `y`: the gradients of `x`,
+    `scale` and `bias`. `mean` and `var` are those the forward used: the
+    running statistics (constants, `training_mode = false`) or the batch
+    statistics (`training_mode = true`, which adds the terms through which
+    `x` moves them: the full batch-norm backward).
+
+    ```mlir
+    %dx, %dscale, %dbias = nn.batch_norm_grad %dy, %x, %scale, %mean, %var
+        {epsilon = 1.000000e-05 : f32, training_mode = true}
+        : (tensor<?x4x8x8xf32>, tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+        -> (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   NN_F32Tensor:$scale, NN_F32Tensor:$mean,
+                   NN_F32Tensor:$var,
+                   DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<BoolAttr, "false">:$training_mode);
+  let results = (outs NN_F32Tensor:$input_grad, NN_F32Tensor:$scale_grad,
+                 NN_F32Tensor:$bias_grad);
+}
+
+def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
+  let summary = "Gradient of nn.conv w.r.t. its input (transposed conv)";
+  let description = [{
+    For an `nn.conv` with these `strides`, `pads`, `dilations` and `group`,
+    weight `[M, C / group, kH, kW]` and input spatial size `input_size`
+    (`[H, W]`): the gradient `[N, C, H, W]` of the input from the gradient
+    `grad` (`[N, M, OH, OW]`) of the output. Lowers to a `linalg.generic`
+    correlation of `grad`, dilated by the strides and padded by the dilated
+    kernel, with the flipped kernel; the pads are then cut off.
+
+    ```mlir
+    %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+        : (tensor<?x4x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$weight,
+                   DenseI64ArrayAttr:$input_size,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
+  let summary = "Gradient of nn.conv w.r.t. its weight";
+  let description = [{
+    For an `nn.conv` of `input` (`[N, C, H, W]`) with these attributes and a
+    kernel of spatial size `kernel_shape`: the gradient
+    `[M, C / group, kH, kW]` of the weight from the gradient `grad`
+    (`[N, M, OH, OW]`) of the output, a `linalg.generic` correlation of the
+    padded input with `grad` summed over the batch.
+
+    ```mlir
+    %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+        : (tensor<?x4x4x4xf32>, tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_MaxPoolGradOp : NN_Op<"max_pool_grad"> {
+  let summary = "Gradient of nn.max_pool: routed to each window's maximum";
+  let description = [{
+    The gradient of the input of an `nn.max_pool` (same attributes): each
+    output's gradient goes to the position of its window's maximum, the
+    first one in row-major window order on ties (as PyTorch); a position
+    that is the maximum of several windows receives the sum.
+
+    ```mlir
+    %dx = nn.max_pool_grad %dy, %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<?x6x14x14xf32>, tensor<?x6x28x28xf32>) -> tensor<?x6x28x28xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_AveragePoolGradOp : NN_Op<"average_pool_grad"> {
+  let summary = "Gradient of nn.average_pool";
+  let description = [{
+    The gradient `[N, C, H, W]` (`input_size` = `[H, W]`) of the input of an
+    `nn.average_pool` with the same attributes: each output's gradient,
+    divided by its window's divisor (see `count_include_pad`), is spread
+    over the window's positions inside the input.
+
+    ```mlir
+    %dx = nn.average_pool_grad %dy {input_size = array<i64: 8, 8>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, DenseI64ArrayAttr:$input_size,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_GatherGradOp : NN_Op<"gather_grad"> {
+  let summary = "Gradient of nn.gather w.r.t. data: scatter-add";
+  let description = [{
+    The gradient of the `data` operand of an `nn.gather` along `axis` whose
+    data dim `axis` has size `axis_size`: zeros of the data's shape into
+    which each slice of `grad` is added at its (wrapped) index; an index
+    that occurs several times receives the sum.
+
+    ```mlir
+    %dt = nn.gather_grad %dy, %ids {axis = 0 : i64, axis_size = 100 : i64}
+        : (tensor<?x8x16xf32>, tensor<?x8xi64>) -> tensor<100x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64]>:$indices,
+                   I64Attr:$axis, I64Attr:$axis_size);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_LayerNormGradOp : NN_Op<"layer_norm_grad"> {
+  let summary = "Gradient of layer normalization";
+  let description = [{
+    For `nn.layer_norm` of `input` with `scale` over the dims
+    `[axis, rank)`, and the upstream gradient `grad`: the gradient of the
+    input, and those of the scale and the bias summed over the leading dims
+    (shape: the normalized dims; the VJP reduces them further to the shapes
+    of scale and bias when these broadcast).
+
+    ```mlir
+    %dx, %dg, %db = nn.layer_norm_grad %dy, %x, %g {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+        : (tensor<?x8x16xf32>, tensor<?x8x16xf32>, tensor<16xf32>)
+        -> (tensor<?x8x16xf32>, tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   NN_F32Tensor:$scale,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F32Attr, "1.0e-05">:$epsilon);
+  let results = (outs NN_F32Tensor:$input_grad, NN_F32Tensor:$scale_grad,
+                 NN_F32Tensor:$bias_grad);
 }
 
 #endif // AUTODIST_NN_CONV_OPS

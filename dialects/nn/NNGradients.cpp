@@ -9,6 +9,7 @@
 #include "nn/NNShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/Sequence.h"
 
 using namespace mlir;
 using namespace autodist::nn;
@@ -70,14 +71,85 @@ LogicalResult GemmOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   return success();
 }
 
+/// A scalar f32 tensor constant.
+static Value scalarConst(OpBuilder &b, Location loc, float v) {
+  auto scalarType = RankedTensorType::get({}, b.getF32Type());
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(scalarType, v));
+}
+
+static bool isF32Tensor(Value v) { return typeOf(v).getElementType().isF32(); }
+
+/// `v` with its last two dims swapped.
+static Value transposeLast2(OpBuilder &b, Location loc, Value v) {
+  int64_t r = typeOf(v).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  std::swap(perm[r - 1], perm[r - 2]);
+  return TransposeOp::create(b, loc, v, b.getDenseI64ArrayAttr(perm));
+}
+
+static Value unsqueeze(OpBuilder &b, Location loc, Value v,
+                       ArrayRef<int64_t> axes) {
+  return UnsqueezeOp::create(b, loc, v, b.getDenseI64ArrayAttr(axes));
+}
+
+static Value squeeze(OpBuilder &b, Location loc, Value v,
+                     ArrayRef<int64_t> axes) {
+  return SqueezeOp::create(b, loc, v, b.getDenseI64ArrayAttr(axes));
+}
+
+/// Numpy matmul: 1-D operands are promoted to matrices (`a` to `[1, K]`,
+/// `b` to `[K, 1]`, the gradient gets the unit dims back), then
+/// `da = g b^T` and `db = a^T g`, each summed over the batch dims its
+/// operand was broadcast along. `[B..., M, K] x [K, N]` computes `db` as
+/// one 2-D gemm on the collapsed rows.
 LogicalResult MatMulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                  SmallVectorImpl<Value> &operandGrads) {
-  if (typeOf(getA()).getRank() != 2 || typeOf(getB()).getRank() != 2)
-    return emitOpError("gradient of a matmul with non-2-D operands is not "
-                       "supported yet");
   Value g = resultGrads[0];
-  operandGrads.assign({gemm(b, getLoc(), g, getB(), false, true, 1.0f),
-                       gemm(b, getLoc(), getA(), g, true, false, 1.0f)});
+  Location loc = getLoc();
+  Value a = getA(), w = getB();
+  int64_t ra = typeOf(a).getRank(), rb = typeOf(w).getRank();
+  if (ra == 2 && rb == 2) {
+    operandGrads.assign({gemm(b, loc, g, w, false, true, 1.0f),
+                         gemm(b, loc, a, g, true, false, 1.0f)});
+    return success();
+  }
+  if (ra == 1 && rb == 1) { // dot product: g is a scalar
+    operandGrads.assign(
+        {MulOp::create(b, loc, g, w), MulOp::create(b, loc, g, a)});
+    return success();
+  }
+  Value a2 = a, b2 = w, g2 = g;
+  if (ra == 1) {
+    a2 = unsqueeze(b, loc, a, {0});
+    g2 = unsqueeze(b, loc, g2, {typeOf(g2).getRank() - 1});
+  }
+  if (rb == 1) {
+    b2 = unsqueeze(b, loc, w, {1});
+    g2 = unsqueeze(b, loc, g2, {typeOf(g2).getRank()});
+  }
+  auto a2t = typeOf(a2), b2t = typeOf(b2);
+  Value da = sumToShape(
+      b, loc, MatMulOp::create(b, loc, g2, transposeLast2(b, loc, b2)), a2t);
+  Value db;
+  int64_t k = a2t.getDimSize(a2t.getRank() - 1);
+  int64_t n = b2t.getDimSize(1);
+  if (b2t.getRank() == 2 && !ShapedType::isDynamic(k) &&
+      !ShapedType::isDynamic(n) && a2t.getNumDynamicDims() <= 1) {
+    Value rowsA =
+        ReshapeOp::create(b, loc, a2, b.getDenseI64ArrayAttr({-1, k}));
+    Value rowsG =
+        ReshapeOp::create(b, loc, g2, b.getDenseI64ArrayAttr({-1, n}));
+    db = gemm(b, loc, rowsA, rowsG, true, false, 1.0f);
+  } else {
+    db = sumToShape(
+        b, loc, MatMulOp::create(b, loc, transposeLast2(b, loc, a2), g2), b2t);
+  }
+  if (ra == 1)
+    da = squeeze(b, loc, da, {0});
+  if (rb == 1)
+    db = squeeze(b, loc, db, {1});
+  operandGrads.assign({da, db});
   return success();
 }
 
@@ -111,8 +183,8 @@ LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 
 LogicalResult ReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                SmallVectorImpl<Value> &operandGrads) {
-  operandGrads.assign(
-      {ReluGradOp::create(b, getLoc(), resultGrads[0], getInput())});
+  operandGrads.assign({ReluGradOp::create(
+      b, getLoc(), resultGrads[0], getInput(), b.getF32FloatAttr(0.0f))});
   return success();
 }
 
@@ -147,5 +219,281 @@ LogicalResult MseLossOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   operandGrads.assign({MseLossGradOp::create(b, getLoc(), resultGrads[0],
                                              getPrediction(), getTarget()),
                        Value()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise math
+//===----------------------------------------------------------------------===//
+
+LogicalResult DivOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  Value g = resultGrads[0];
+  Location loc = getLoc();
+  // d(a / b) = da / b - (a / b) / b db.
+  Value da = DivOp::create(b, loc, g, getRhs());
+  Value db = NegOp::create(
+      b, loc,
+      DivOp::create(b, loc, MulOp::create(b, loc, g, getResult()), getRhs()));
+  operandGrads.assign({sumToShape(b, loc, da, typeOf(getLhs())),
+                       sumToShape(b, loc, db, typeOf(getRhs()))});
+  return success();
+}
+
+LogicalResult PowOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  Value g = resultGrads[0];
+  Location loc = getLoc();
+  Value a = getLhs(), e = getRhs();
+  // d(a^e)/da = e a^(e - 1).
+  Value em1 = SubOp::create(b, loc, e, scalarConst(b, loc, 1.0f));
+  Value da = MulOp::create(
+      b, loc, g, MulOp::create(b, loc, e, PowOp::create(b, loc, a, em1)));
+  Value db;
+  // d(a^e)/de = a^e log(a), taken as 0 where a = 0 (as PyTorch does for
+  // e >= 0). A constant exponent needs none.
+  if (!e.getDefiningOp<arith::ConstantOp>()) {
+    Value zero = scalarConst(b, loc, 0.0f);
+    Value t = MulOp::create(
+        b, loc, g,
+        MulOp::create(b, loc, getResult(), LogOp::create(b, loc, a)));
+    Value atZero = EqualOp::create(b, loc, a, zero);
+    db =
+        sumToShape(b, loc, WhereOp::create(b, loc, atZero, zero, t), typeOf(e));
+  }
+  operandGrads.assign({sumToShape(b, loc, da, typeOf(a)), db});
+  return success();
+}
+
+LogicalResult SqrtOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  operandGrads.assign({DivOp::create(
+      b, loc, scale(b, loc, resultGrads[0], 0.5f), getResult())});
+  return success();
+}
+
+LogicalResult NegOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({NegOp::create(b, getLoc(), resultGrads[0])});
+  return success();
+}
+
+LogicalResult ExpOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {MulOp::create(b, getLoc(), resultGrads[0], getResult())});
+  return success();
+}
+
+LogicalResult LogOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({DivOp::create(b, getLoc(), resultGrads[0], getInput())});
+  return success();
+}
+
+LogicalResult SigmoidOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  Value y = getResult();
+  Value oneMinusY = SubOp::create(b, loc, scalarConst(b, loc, 1.0f), y);
+  operandGrads.assign({MulOp::create(b, loc, resultGrads[0],
+                                     MulOp::create(b, loc, y, oneMinusY))});
+  return success();
+}
+
+LogicalResult TanhOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  Value y = getResult();
+  Value d = SubOp::create(b, loc, scalarConst(b, loc, 1.0f),
+                          MulOp::create(b, loc, y, y));
+  operandGrads.assign({MulOp::create(b, loc, resultGrads[0], d)});
+  return success();
+}
+
+LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  Value x = getInput();
+  // erf'(x) = 2 / sqrt(pi) exp(-x^2).
+  Value e =
+      ExpOp::create(b, loc, NegOp::create(b, loc, MulOp::create(b, loc, x, x)));
+  operandGrads.assign({scale(b, loc, MulOp::create(b, loc, resultGrads[0], e),
+                             1.1283791670955126f)});
+  return success();
+}
+
+LogicalResult LeakyReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({ReluGradOp::create(b, getLoc(), resultGrads[0],
+                                          getInput(), getAlphaAttr())});
+  return success();
+}
+
+LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({GeluGradOp::create(b, getLoc(), resultGrads[0],
+                                          getInput(), getApproximateAttr())});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Select, cast, dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult WhereOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({Value(), Value(), Value()});
+  if (!isF32Tensor(getX()))
+    return success();
+  Value g = resultGrads[0];
+  Location loc = getLoc();
+  Value zero = scalarConst(b, loc, 0.0f);
+  Value c = getCondition();
+  operandGrads[1] =
+      sumToShape(b, loc, WhereOp::create(b, loc, c, g, zero), typeOf(getX()));
+  operandGrads[2] =
+      sumToShape(b, loc, WhereOp::create(b, loc, c, zero, g), typeOf(getY()));
+  return success();
+}
+
+LogicalResult CastOp::buildVJP(OpBuilder &, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  // f32 -> f32 is the identity; through an integer there is no gradient.
+  bool floats = isF32Tensor(getInput()) && isF32Tensor(getResult());
+  operandGrads.assign({floats ? resultGrads[0] : Value()});
+  return success();
+}
+
+LogicalResult DropoutOp::buildVJP(OpBuilder &, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({resultGrads[0]}); // inference: the identity
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {SoftmaxGradOp::create(b, getLoc(), resultGrads[0], getResult(),
+                             getAxisAttr(), b.getBoolAttr(false))});
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                     SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {SoftmaxGradOp::create(b, getLoc(), resultGrads[0], getResult(),
+                             getAxisAttr(), b.getBoolAttr(true))});
+  return success();
+}
+
+/// `v` with the reduced `dims` reinserted as size-1 dims (unless kept).
+static Value keptDims(OpBuilder &b, Location loc, Value v,
+                      ArrayRef<int64_t> dims, bool keepdims) {
+  return keepdims ? v : unsqueeze(b, loc, v, dims);
+}
+
+/// ReduceSum / ReduceMean: the gradient broadcast back over the reduced
+/// dims (divided by their size for the mean).
+template <typename OpTy>
+static LogicalResult reduceVJP(OpTy op, OpBuilder &b, Value g, bool mean,
+                               SmallVectorImpl<Value> &operandGrads) {
+  SmallVector<int64_t> dims = op.getReducedDims();
+  if (dims.empty()) { // noop_with_empty_axes: the identity
+    operandGrads.assign({g});
+    return success();
+  }
+  Location loc = op.getLoc();
+  Value kept = keptDims(b, loc, g, dims, op.getKeepdims());
+  operandGrads.assign({BroadcastLikeOp::create(b, loc, kept, op.getInput(),
+                                               b.getBoolAttr(mean))});
+  return success();
+}
+
+LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  return reduceVJP(*this, b, resultGrads[0], false, operandGrads);
+}
+
+LogicalResult ReduceMeanOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                     SmallVectorImpl<Value> &operandGrads) {
+  return reduceVJP(*this, b, resultGrads[0], true, operandGrads);
+}
+
+/// The gradient goes to the positions equal to the max, split evenly among
+/// ties (as torch.amax, which ReduceMax is).
+LogicalResult ReduceMaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  SmallVector<int64_t> dims = getReducedDims();
+  Value g = resultGrads[0];
+  if (dims.empty()) {
+    operandGrads.assign({g});
+    return success();
+  }
+  Location loc = getLoc();
+  Value y = keptDims(b, loc, getResult(), dims, getKeepdims());
+  g = keptDims(b, loc, g, dims, getKeepdims());
+  Value hit = CastOp::create(b, loc, EqualOp::create(b, loc, getInput(), y),
+                             TypeAttr::get(b.getF32Type()));
+  Value count = ReduceSumOp::create(b, loc, hit, b.getDenseI64ArrayAttr(dims),
+                                    b.getBoolAttr(true), b.getBoolAttr(false));
+  operandGrads.assign(
+      {MulOp::create(b, loc, hit, DivOp::create(b, loc, g, count))});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  ArrayRef<int64_t> perm = getPerm();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  operandGrads.assign({TransposeOp::create(b, getLoc(), resultGrads[0],
+                                           b.getDenseI64ArrayAttr(inverse))});
+  return success();
+}
+
+/// `axes` made non-negative against `rank`, sorted.
+static SmallVector<int64_t> normalized(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes)
+    out.push_back(a < 0 ? a + rank : a);
+  llvm::sort(out);
+  return out;
+}
+
+LogicalResult SqueezeOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {unsqueeze(b, getLoc(), resultGrads[0],
+                 normalized(getAxes(), typeOf(getInput()).getRank()))});
+  return success();
+}
+
+LogicalResult UnsqueezeOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {squeeze(b, getLoc(), resultGrads[0],
+               normalized(getAxes(), typeOf(getResult()).getRank()))});
+  return success();
+}
+
+LogicalResult ConcatOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                 SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.clear();
+  if (!isF32Tensor(getResult()))
+    return success();
+  auto split = ConcatGradOp::create(b, getLoc(), resultGrads[0], getInputs(),
+                                    getAxisAttr());
+  llvm::append_range(operandGrads, split.getResults());
   return success();
 }

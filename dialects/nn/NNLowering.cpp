@@ -369,6 +369,52 @@ Results GeluOp::lowerToLinalg(OpBuilder &b) {
   });
 }
 
+Results GeluGradOp::lowerToLinalg(OpBuilder &b) {
+  bool useTanh = getApproximate() == "tanh";
+  auto mul = [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+    return arith::MulFOp::create(nb, l, x, y);
+  };
+  auto add = [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+    return arith::AddFOp::create(nb, l, x, y);
+  };
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), {getGrad(), getInput()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value x = a[1];
+        auto c = [&](float v) { return f32Const(nb, l, v); };
+        Value x2 = mul(nb, l, x, x);
+        Value d;
+        if (useTanh) {
+          // t = tanh(k0 (x + k1 x^3)); gelu' = 0.5 (1 + t) +
+          // 0.5 x (1 - t^2) k0 (1 + 3 k1 x^2).
+          const float k0 = 0.7978845608028654f, k1 = 0.044715f;
+          Value u =
+              mul(nb, l, add(nb, l, x, mul(nb, l, mul(nb, l, x, x2), c(k1))),
+                  c(k0));
+          Value t = math::TanhOp::create(nb, l, u);
+          Value left = mul(nb, l, add(nb, l, t, c(1.0f)), c(0.5f));
+          Value sech2 = arith::SubFOp::create(nb, l, c(1.0f), mul(nb, l, t, t));
+          Value du = mul(
+              nb, l, add(nb, l, mul(nb, l, x2, c(3.0f * k1)), c(1.0f)), c(k0));
+          d = add(nb, l, left,
+                  mul(nb, l, mul(nb, l, mul(nb, l, x, c(0.5f)), sech2), du));
+        } else {
+          // Phi(x) + x phi(x), Phi(x) = 0.5 (1 + erf(x / sqrt 2)),
+          // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+          Value cdf = mul(
+              nb, l,
+              add(nb, l, buildErf(nb, l, mul(nb, l, x, c(0.7071067811865476f))),
+                  c(1.0f)),
+              c(0.5f));
+          Value pdf =
+              mul(nb, l, math::ExpOp::create(nb, l, mul(nb, l, x2, c(-0.5f))),
+                  c(0.3989422804014327f));
+          d = add(nb, l, cdf, mul(nb, l, x, pdf));
+        }
+        return mul(nb, l, a[0], d);
+      })};
+}
+
 Results EqualOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), getOperands(),
@@ -439,13 +485,19 @@ Results ReluOp::lowerToLinalg(OpBuilder &b) {
 }
 
 Results ReluGradOp::lowerToLinalg(OpBuilder &b) {
+  float alpha = getAlpha().convertToFloat();
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), {getGrad(), getInput()},
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value zero = f32Const(nb, l, 0.0f);
         Value pos =
             arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, a[1], zero);
-        return arith::SelectOp::create(nb, l, pos, a[0], zero);
+        Value neg =
+            alpha == 0.0f
+                ? zero
+                : arith::MulFOp::create(nb, l, a[0], f32Const(nb, l, alpha))
+                      .getResult();
+        return arith::SelectOp::create(nb, l, pos, a[0], neg);
       })};
 }
 
@@ -814,6 +866,62 @@ Results ConcatOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{out};
 }
 
+Results BroadcastLikeOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value count;
+  if (getMean())
+    count = arith::DivFOp::create(b, loc, numelF32(b, loc, getLike()),
+                                  numelF32(b, loc, getInput()));
+  return SmallVector<Value>{buildElementwise(
+      b, loc, type, {getInput()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (!count)
+          return a[0];
+        return arith::DivFOp::create(nb, l, a[0], count);
+      },
+      emptyLike(b, loc, type, {getLike()}))};
+}
+
+/// Operand i's gradient is the slice of the gradient at the sum of the
+/// sizes of operands 0..i-1 along the axis.
+Results ConcatGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value g = getGrad();
+  int64_t rank = typeOf(g).getRank();
+  int64_t axis = getAxis();
+  if (axis < 0)
+    axis += rank;
+  auto dimOf = [&](Value v, int64_t d) -> OpFoldResult {
+    auto t = typeOf(v);
+    if (!t.isDynamicDim(d))
+      return b.getIndexAttr(t.getDimSize(d));
+    return tensor::DimOp::create(b, loc, v, d).getResult();
+  };
+  SmallVector<Value> out;
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (auto [v, r] : llvm::zip(getInputs(), getResults())) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets[axis] = offset;
+    SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(dimOf(v, i));
+    out.push_back(tensor::ExtractSliceOp::create(
+        b, loc, cast<RankedTensorType>(r.getType()), g, offsets, sizes,
+        strides));
+    auto co = getConstantIntValue(offset),
+         cs = getConstantIntValue(sizes[axis]);
+    if (co && cs)
+      offset = b.getIndexAttr(*co + *cs);
+    else
+      offset = arith::AddIOp::create(
+                   b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                   getValueOrCreateConstantIndexOp(b, loc, sizes[axis]))
+                   .getResult();
+  }
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Softmax, LogSoftmax
 //===----------------------------------------------------------------------===//
@@ -877,6 +985,54 @@ Results SoftmaxOp::lowerToLinalg(OpBuilder &b) {
 Results LogSoftmaxOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{
       buildSoftmax(b, getLoc(), getInput(), getAxis(), true)};
+}
+
+/// y * (g - sum(g * y)) (softmax) or g - exp(y) * sum(g) (log-softmax),
+/// the sums along `axis` read back through a map that drops it.
+Results SoftmaxGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value g = getGrad(), y = getOutput();
+  bool log = getLog();
+  int64_t rank = type.getRank();
+  int64_t axis = getAxis();
+  if (axis < 0)
+    axis += rank;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      kept.push_back(getAffineDimExpr(i, ctx));
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap red = AffineMap::get(rank, 0, kept, ctx);
+  SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+  Value summand = g;
+  if (!log)
+    summand =
+        buildElementwise(b, loc, type, {g, y},
+                         [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(nb, l, a[0], a[1]);
+                         });
+  Value sum = buildReduction(b, loc, summand, {axis}, 0.0f, addF);
+  Value out =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{type}, ValueRange{g, y, sum},
+          ValueRange{emptyLike(b, loc, type, {y})},
+          ArrayRef<AffineMap>{id, id, red, id}, par,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value v;
+            if (log) {
+              Value p = math::ExpOp::create(nb, l, a[1]);
+              v = arith::SubFOp::create(nb, l, a[0],
+                                        arith::MulFOp::create(nb, l, p, a[2]));
+            } else {
+              v = arith::MulFOp::create(
+                  nb, l, a[1], arith::SubFOp::create(nb, l, a[0], a[2]));
+            }
+            linalg::YieldOp::create(nb, l, ValueRange{v});
+          })
+          .getResult(0);
+  return SmallVector<Value>{out};
 }
 
 //===----------------------------------------------------------------------===//

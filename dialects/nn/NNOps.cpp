@@ -735,8 +735,88 @@ LogicalResult SoftmaxCrossEntropyLossOp::verify() { return success(); }
 LogicalResult ReluGradOp::verify() {
   if (failed(verifyCompatibleShape(getGrad().getType(), getInput().getType())))
     return emitOpError("grad and input shapes differ");
+  if (!std::isfinite(getAlpha().convertToFloat()))
+    return emitOpError("alpha must be finite");
   return success();
 }
+
+LogicalResult GeluGradOp::verify() {
+  if (failed(verifyCompatibleShape(getGrad().getType(), getInput().getType())))
+    return emitOpError("grad and input shapes differ");
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  if (failed(verifyCompatibleShape(getGrad().getType(), getOutput().getType())))
+    return emitOpError("grad and output shapes differ");
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+LogicalResult
+BroadcastLikeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                  ValueRange operands, DictionaryAttr,
+                                  OpaqueProperties, RegionRange,
+                                  SmallVectorImpl<Type> &results) {
+  auto in = rankedType(operands[0]), like = rankedType(operands[1]);
+  int64_t extra = like.getRank() - in.getRank();
+  bool ok = extra >= 0;
+  for (int64_t i = 0; ok && i < in.getRank(); ++i) {
+    int64_t d = in.getDimSize(i);
+    ok = d == 1 || dimsCompatible(d, like.getDimSize(i + extra));
+  }
+  if (!ok)
+    return emitOptionalError(loc, "nn.broadcast_like cannot broadcast ",
+                             shapeStr(in.getShape()), " to ",
+                             shapeStr(like.getShape()));
+  results.push_back(f32Tensor(ctx, like.getShape()));
+  return success();
+}
+
+LogicalResult BroadcastLikeOp::verify() { return success(); }
+
+LogicalResult
+ConcatGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                               ValueRange operands, DictionaryAttr attrs,
+                               OpaqueProperties props, RegionRange,
+                               SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto grad = rankedType(op.getGrad());
+  int64_t rank = grad.getRank();
+  int64_t axis = op.getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOptionalError(loc, "nn.concat_grad axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  int64_t total = 0;
+  for (Value v : op.getInputs()) {
+    auto t = rankedType(v);
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, "nn.concat_grad operand ", t,
+                               " differs in rank from the gradient ", grad);
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis && !dimsCompatible(t.getDimSize(i), grad.getDimSize(i)))
+        return emitOptionalError(loc, "nn.concat_grad operand ", t,
+                                 " differs from the gradient ", grad,
+                                 " in dim ", i);
+    int64_t d = t.getDimSize(axis);
+    total = ShapedType::isDynamic(total) || ShapedType::isDynamic(d)
+                ? ShapedType::kDynamic
+                : total + d;
+    results.push_back(f32Tensor(ctx, t.getShape()));
+  }
+  if (!dimsCompatible(total, grad.getDimSize(axis)))
+    return emitOptionalError(loc,
+                             "nn.concat_grad operands do not add up to "
+                             "the gradient's dim ",
+                             axis, " of ", grad);
+  return success();
+}
+
+LogicalResult ConcatGradOp::verify() { return success(); }
 
 LogicalResult SoftmaxCrossEntropyLossGradOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, ValueRange operands,

@@ -70,7 +70,8 @@ def NN_MatMulOp : NN_DiffOp<"matmul"> {
     and a 1-D `b` a column vector whose unit dim is dropped from the result.
     2-D x 2-D lowers to `linalg.matmul` (mapped to BLAS later), N-D x 2-D to
     a 2-D `linalg.matmul` on collapsed batch dims, anything else to a
-    `linalg.generic` contraction. Only the 2-D form is differentiable.
+    `linalg.generic` contraction. Every form is differentiable; the
+    gradient of a broadcast operand is summed over the broadcast batch dims.
 
     ```mlir
     %y = nn.matmul %x, %w : (tensor<?x64xf32>, tensor<64x32xf32>) -> tensor<?x32xf32>
@@ -106,10 +107,9 @@ def NN_AddOp : NN_BinaryOp<"add", "Add", "+">;
 def NN_SubOp : NN_BinaryOp<"sub", "Sub", "-">;
 def NN_MulOp : NN_BinaryOp<"mul", "Mul", "*">;
 
-/// A binary elementwise op with numpy broadcasting that is not (yet)
-/// differentiable.
+/// A differentiable binary elementwise op with numpy broadcasting.
 class NN_BroadcastBinaryOp<string mnemonic, string onnxName, string expr>
-    : NN_Op<mnemonic> {
+    : NN_DiffOp<mnemonic> {
   let summary = "Elementwise " # onnxName # " with numpy broadcasting";
   let description = [{
     ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise on f32, with
@@ -130,7 +130,7 @@ def NN_PowOp : NN_BroadcastBinaryOp<"pow", "Pow", "pow(lhs, rhs)">;
 /// A unary elementwise f32 op.
 class NN_UnaryOp<string mnemonic, string onnxName, string expr,
                  list<Trait> traits = []>
-    : NN_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+    : NN_DiffOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
   let summary = "Elementwise " # onnxName;
   let description = [{
     ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise.
@@ -153,7 +153,7 @@ def NN_ErfOp : NN_UnaryOp<"erf", "Erf",
     "the error function erf(x) (a rational approximation accurate to a few "
     "float ulp)">;
 
-def NN_LeakyReluOp : NN_Op<"leaky_relu", [SameOperandsAndResultType]> {
+def NN_LeakyReluOp : NN_DiffOp<"leaky_relu", [SameOperandsAndResultType]> {
   let summary = "Leaky rectified linear unit";
   let description = [{
     ONNX `LeakyRelu`: `x` where `x >= 0`, else `alpha * x`.
@@ -168,7 +168,7 @@ def NN_LeakyReluOp : NN_Op<"leaky_relu", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def NN_GeluOp : NN_Op<"gelu", [SameOperandsAndResultType]> {
+def NN_GeluOp : NN_DiffOp<"gelu", [SameOperandsAndResultType]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     ONNX `Gelu` (opset 20): `0.5 * x * (1 + erf(x / sqrt(2)))`, or with
@@ -201,7 +201,7 @@ def NN_EqualOp : NN_Op<"equal"> {
   let hasVerifier = 1;
 }
 
-def NN_WhereOp : NN_Op<"where"> {
+def NN_WhereOp : NN_DiffOp<"where"> {
   let summary = "Elementwise select with numpy broadcasting";
   let description = [{
     ONNX `Where`: `condition ? x : y` elementwise, all three operands
@@ -218,7 +218,7 @@ def NN_WhereOp : NN_Op<"where"> {
   let hasVerifier = 1;
 }
 
-def NN_CastOp : NN_Op<"cast"> {
+def NN_CastOp : NN_DiffOp<"cast"> {
   let summary = "Elementwise conversion between f32, i64 and i1";
   let description = [{
     ONNX `Cast` between `f32`, `i64` and `i1` (`to` is the result element
@@ -234,7 +234,7 @@ def NN_CastOp : NN_Op<"cast"> {
   let hasVerifier = 1;
 }
 
-def NN_DropoutOp : NN_Op<"dropout"> {
+def NN_DropoutOp : NN_DiffOp<"dropout"> {
   let summary = "Dropout in inference mode";
   let description = [{
     ONNX `Dropout` with `training_mode` false (inference): `output` is the
@@ -254,7 +254,7 @@ def NN_DropoutOp : NN_Op<"dropout"> {
 //===----------------------------------------------------------------------===//
 
 class NN_SoftmaxLikeOp<string mnemonic, string onnxName, string expr>
-    : NN_Op<mnemonic, [SameOperandsAndResultType]> {
+    : NN_DiffOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = onnxName # " along one axis";
   let description = [{
     ONNX `}] # onnxName # [{` (opset 13 semantics): `}] # expr # [{` along
@@ -341,7 +341,7 @@ def NN_ReshapeOp : NN_DiffOp<"reshape"> {
 /// A reduction over constant axes with ONNX's keepdims and
 /// noop_with_empty_axes.
 class NN_ReduceOp<string mnemonic, string onnxName, string what>
-    : NN_Op<mnemonic> {
+    : NN_DiffOp<mnemonic> {
   let summary = what # " over the given axes";
   let description = [{
     ONNX `}] # onnxName # [{` with constant axes (negative counts from the
@@ -370,7 +370,7 @@ def NN_ReduceSumOp : NN_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
 def NN_ReduceMeanOp : NN_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
 def NN_ReduceMaxOp : NN_ReduceOp<"reduce_max", "ReduceMax", "Maximum">;
 
-def NN_TransposeOp : NN_Op<"transpose"> {
+def NN_TransposeOp : NN_DiffOp<"transpose"> {
   let summary = "Permutes the dims";
   let description = [{
     ONNX `Transpose`: result dim `i` is input dim `perm[i]` (the importer
@@ -385,7 +385,7 @@ def NN_TransposeOp : NN_Op<"transpose"> {
   let hasVerifier = 1;
 }
 
-def NN_SqueezeOp : NN_Op<"squeeze"> {
+def NN_SqueezeOp : NN_DiffOp<"squeeze"> {
   let summary = "Removes size-1 dims";
   let description = [{
     ONNX `Squeeze` with constant axes (negative counts from the end); each
@@ -401,7 +401,7 @@ def NN_SqueezeOp : NN_Op<"squeeze"> {
   let hasVerifier = 1;
 }
 
-def NN_UnsqueezeOp : NN_Op<"unsqueeze"> {
+def NN_UnsqueezeOp : NN_DiffOp<"unsqueeze"> {
   let summary = "Inserts size-1 dims";
   let description = [{
     ONNX `Unsqueeze` with constant axes, positions in the result
@@ -416,7 +416,7 @@ def NN_UnsqueezeOp : NN_Op<"unsqueeze"> {
   let hasVerifier = 1;
 }
 
-def NN_ConcatOp : NN_Op<"concat"> {
+def NN_ConcatOp : NN_DiffOp<"concat"> {
   let summary = "Concatenates tensors along an axis";
   let description = [{
     ONNX `Concat`: operands of the same rank and element type, equal in
@@ -435,7 +435,7 @@ def NN_ConcatOp : NN_Op<"concat"> {
 // Embeddings and normalization
 //===----------------------------------------------------------------------===//
 
-def NN_GatherOp : NN_Op<"gather",
+def NN_GatherOp : NN_DiffOp<"gather",
     [DeclareOpInterfaceMethods<SparseAccessOpInterface>]> {
   let summary = "Gathers slices of data along an axis at integer indices";
   let description = [{
@@ -455,7 +455,7 @@ def NN_GatherOp : NN_Op<"gather",
   let hasVerifier = 1;
 }
 
-def NN_LayerNormOp : NN_Op<"layer_norm"> {
+def NN_LayerNormOp : NN_DiffOp<"layer_norm"> {
   let summary = "Layer normalization over the trailing dims";
   let description = [{
     ONNX `LayerNormalization` (opset 17): normalizes over the dims
@@ -504,14 +504,91 @@ def NN_SoftmaxCrossEntropyLossOp : NN_DiffOp<"softmax_cross_entropy_loss"> {
 //===----------------------------------------------------------------------===//
 
 def NN_ReluGradOp : NN_Op<"relu_grad", [AllTypesMatch<["input", "result"]>]> {
-  let summary = "Gradient of Relu: grad where input > 0, else 0";
+  let summary = "Gradient of Relu / LeakyRelu: grad where input > 0, else alpha * grad";
   let description = [{
+    `alpha` is 0 for Relu and LeakyRelu's slope otherwise (at `input = 0`
+    the gradient is `alpha * grad`, as in PyTorch).
+
     ```mlir
     %dx = nn.relu_grad %dy, %x : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input);
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "0.0">:$alpha);
   let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_GeluGradOp : NN_Op<"gelu_grad", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Gradient of Gelu: grad * gelu'(input)";
+  let description = [{
+    With `approximate = "none"`: `grad * (Phi(x) + x * phi(x))` (`Phi`,
+    `phi` the standard normal CDF and density); with `"tanh"` the
+    derivative of the tanh form.
+
+    ```mlir
+    %dx = nn.gelu_grad %dy, %x {approximate = "tanh"}
+        : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_SoftmaxGradOp : NN_Op<"softmax_grad",
+    [AllTypesMatch<["output", "result"]>]> {
+  let summary = "Gradient of Softmax / LogSoftmax from its output";
+  let description = [{
+    From the forward result `y` along `axis`: `y * (grad - sum(grad * y))`
+    for Softmax, or with `log` (LogSoftmax) `grad - exp(y) * sum(grad)`.
+
+    ```mlir
+    %dx = nn.softmax_grad %dy, %y {axis = -1 : i64}
+        : (tensor<?x10xf32>, tensor<?x10xf32>) -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$output,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$log);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_BroadcastLikeOp : NN_Op<"broadcast_like"> {
+  let summary = "Broadcasts a tensor to the shape of another";
+  let description = [{
+    `input` broadcast (numpy rules) to the shape of `like`, of which only
+    the shape is read; with `mean`, divided by the number of copies of each
+    element (`numel(like) / numel(input)`, at run time for dynamic dims).
+    The gradient of ReduceSum (and, with `mean`, of ReduceMean).
+
+    ```mlir
+    %dx = nn.broadcast_like %dy, %x {mean = true}
+        : (tensor<?x1xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input, NN_AnyTensor:$like,
+                   DefaultValuedAttr<BoolAttr, "false">:$mean);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ConcatGradOp : NN_Op<"concat_grad"> {
+  let summary = "Splits the gradient of a concat into its operands' gradients";
+  let description = [{
+    Result `i` is the slice of `grad` along `axis` that operand `i` of the
+    concat (`inputs`, read only for their shapes) was copied to.
+
+    ```mlir
+    %da, %db = nn.concat_grad %dy, %a, %b {axis = 1 : i64}
+        : (tensor<?x7xf32>, tensor<?x4xf32>, tensor<?x3xf32>) -> (tensor<?x4xf32>, tensor<?x3xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, Variadic<NN_AnyTensor>:$inputs,
+                   I64Attr:$axis);
+  let results = (outs Variadic<NN_F32Tensor>:$results);
   let hasVerifier = 1;
 }
 

@@ -313,11 +313,21 @@ FailureOr<Value> importBatchNorm(const onnx::NodeProto &node,
       return failure();
     operands.push_back(*v);
   }
-  float eps = 1e-5f;
+  float eps = 1e-5f, momentum = 0.9f;
   if (const onnx::AttributeProto *a = findAttr(node, "epsilon"))
     eps = a->f();
-  return buildChecked<nn::BatchNormOp>(
-      c, operands, {b.getNamedAttr("epsilon", b.getF32FloatAttr(eps))});
+  if (const onnx::AttributeProto *a = findAttr(node, "momentum"))
+    momentum = a->f();
+  if (!(momentum >= 0.0f && momentum <= 1.0f)) {
+    c.error() << "attribute 'momentum' = " << momentum << " is not in [0, 1]";
+    return failure();
+  }
+  SmallVector<NamedAttribute> attrs = {
+      b.getNamedAttr("epsilon", b.getF32FloatAttr(eps))};
+  // Only the training form (autodist-compile --train) uses the momentum.
+  if (momentum != 0.9f)
+    attrs.push_back(b.getNamedAttr("momentum", b.getF32FloatAttr(momentum)));
+  return buildChecked<nn::BatchNormOp>(c, operands, attrs);
 }
 
 } // namespace

@@ -231,6 +231,35 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   llvm::StringSet<> frozen;
   for (const std::string &f : freeze)
     frozen.insert(f);
+  // Running statistics (StatefulOpInterface) are not trained: their op
+  // takes its training form, which updates them, unless all of them are
+  // frozen (then it stays as it is, e.g. batch norm in inference form).
+  DenseSet<Operation *> toTrainingForm;
+  DenseSet<unsigned> stateParams;
+  for (Operation &op : forward.getBody().front()) {
+    auto stateful = dyn_cast<nn::StatefulOpInterface>(op);
+    if (!stateful)
+      continue;
+    SmallVector<unsigned> argNos;
+    bool allFrozen = true;
+    for (unsigned i : stateful.getStateOperandIndices()) {
+      auto arg = dyn_cast<BlockArgument>(op.getOperand(i));
+      auto name = arg ? forward.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                             "nn.param")
+                      : StringAttr();
+      allFrozen &= name && frozen.contains(name.getValue());
+      if (name)
+        argNos.push_back(arg.getArgNumber());
+    }
+    if (allFrozen)
+      continue;
+    toTrainingForm.insert(&op);
+    for (unsigned a : argNos)
+      if (!stateParams.insert(a).second)
+        return op.emitOpError("updates the running statistic '")
+               << forward.getArgAttrOfType<StringAttr>(a, "nn.param").getValue()
+               << "', which another op updates too";
+  }
   SmallVector<Trainable> trainables;
   SmallVector<unsigned> params, inputs;
   for (unsigned i = 0; i < fwdType.getNumInputs(); ++i) {
@@ -240,7 +269,7 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
       continue;
     }
     params.push_back(i);
-    if (frozen.erase(name.getValue()))
+    if (frozen.erase(name.getValue()) || stateParams.contains(i))
       continue;
     Trainable t{i, name, {}, {}};
     for (const std::string &s : stateSuffixes())
@@ -302,13 +331,34 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     map.map(forward.getArgument(fwd), entry->getArgument(idx));
   b.setInsertionPointToEnd(entry);
   Value output;
+  SmallVector<Operation *> stateful;
   for (Operation &op : forward.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       output = map.lookup(ret.getOperand(0));
       break;
     }
-    b.clone(op, map);
+    Operation *clone = b.clone(op, map);
+    if (toTrainingForm.contains(&op))
+      stateful.push_back(clone);
   }
+  // Training forms; the new running statistics become the parameters'
+  // outputs.
+  DenseMap<Value, Value> newStats;
+  for (Operation *op : stateful) {
+    auto st = cast<nn::StatefulOpInterface>(op);
+    SmallVector<Value> replacements, updated;
+    b.setInsertionPoint(op);
+    if (failed(st.buildTrainingForm(b, replacements, updated)))
+      return failure();
+    for (auto [i, v] : llvm::zip(st.getStateOperandIndices(), updated))
+      newStats[op->getOperand(i)] = v;
+    for (auto [from, to] : llvm::zip(op->getResults(), replacements))
+      if (output == from)
+        output = to;
+    op->replaceAllUsesWith(replacements);
+    op->erase();
+  }
+  b.setInsertionPointToEnd(entry);
   FailureOr<Value> lossValue = buildLoss(
       b, loc, output, labelArg ? entry->getArgument(*labelArg) : Value());
   if (failed(lossValue))
@@ -362,8 +412,11 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   SmallVector<Value> results = {*lossValue};
   SmallVector<StringAttr> outNames;
   for (unsigned i : params) {
+    Value arg = entry->getArgument(fwdToStep[i]);
     Value p = newParams.lookup(i);
-    results.push_back(p ? p : entry->getArgument(fwdToStep[i]));
+    if (!p)
+      p = newStats.lookup(arg);
+    results.push_back(p ? p : arg);
     outNames.push_back(forward.getArgAttrOfType<StringAttr>(i, "nn.param"));
   }
   llvm::append_range(results, newStates);

@@ -19,9 +19,9 @@ module {
 module {
   func.func @forward(%w: tensor<4x4xf32> {nn.param = "w"}, %x: tensor<?x4xf32> {nn.input = "x"}) -> tensor<?x4xf32> {
     %0 = nn.matmul %x, %w : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
-    // expected-error@+1 {{'nn.reduce_sum' op has no gradient (it does not implement DifferentiableOpInterface)}}
-    %1 = nn.reduce_sum %0 {axes = array<i64: 1>, keepdims = true} : (tensor<?x4xf32>) -> tensor<?x1xf32>
-    %2 = nn.add %0, %1 : (tensor<?x4xf32>, tensor<?x1xf32>) -> tensor<?x4xf32>
+    // expected-error@+1 {{'nn.relu_grad' op has no gradient (it does not implement DifferentiableOpInterface)}}
+    %1 = nn.relu_grad %0, %0 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    %2 = nn.add %0, %1 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
     return %2 : tensor<?x4xf32>
   }
 }

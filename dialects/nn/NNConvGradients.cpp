@@ -1,0 +1,164 @@
+//===- NNConvGradients.cpp - VJPs of the CNN, embedding, norm ops ---------===//
+//
+// Vector-Jacobian products (DifferentiableOpInterface) of Conv, the
+// poolings, batch normalization (inference and training forms), Gather and
+// LayerNorm, and batch normalization's training form (StatefulOpInterface).
+// The heavy gradients are nn ops of their own (nn.conv_input_grad, ...,
+// lowered in NNConvLowering.cpp and NNNormGradLowering.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/NNOps.h"
+#include "nn/NNShapeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace autodist::nn;
+
+static RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// The static spatial dims [H, W] of an NCHW value.
+static DenseI64ArrayAttr spatialSize(OpBuilder &b, Value v) {
+  return b.getDenseI64ArrayAttr(typeOf(v).getShape().drop_front(2));
+}
+
+//===----------------------------------------------------------------------===//
+// Conv and poolings
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  Value g = resultGrads[0];
+  Location loc = getLoc();
+  Value dx = ConvInputGradOp::create(
+      b, loc, g, getWeight(), spatialSize(b, getInput()), getStridesAttr(),
+      getPadsAttr(), getDilationsAttr(), getGroupAttr());
+  Value dw = ConvWeightGradOp::create(
+      b, loc, g, getInput(), spatialSize(b, getWeight()), getStridesAttr(),
+      getPadsAttr(), getDilationsAttr(), getGroupAttr());
+  operandGrads.assign({dx, dw});
+  if (getBias())
+    operandGrads.push_back(
+        ReduceSumOp::create(b, loc, g, b.getDenseI64ArrayAttr({0, 2, 3}),
+                            b.getBoolAttr(false), b.getBoolAttr(false)));
+  return success();
+}
+
+LogicalResult MaxPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                  SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({MaxPoolGradOp::create(
+      b, getLoc(), resultGrads[0], getInput(), getKernelShapeAttr(),
+      getStridesAttr(), getPadsAttr(), getDilationsAttr())});
+  return success();
+}
+
+LogicalResult AveragePoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({AveragePoolGradOp::create(
+      b, getLoc(), resultGrads[0], spatialSize(b, getInput()),
+      getKernelShapeAttr(), getStridesAttr(), getPadsAttr(), getDilationsAttr(),
+      getCountIncludePadAttr())});
+  return success();
+}
+
+LogicalResult
+GlobalAveragePoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  // dx = dy broadcast over the spatial dims, divided by their count: dy
+  // [N, C, 1, ...] times a constant [1, 1, D1, ...] of 1 / count.
+  auto shape = typeOf(getInput()).getShape();
+  SmallVector<int64_t> spatial = {1, 1};
+  int64_t count = 1;
+  for (int64_t d : shape.drop_front(2)) {
+    spatial.push_back(d);
+    count *= d;
+  }
+  auto constType = RankedTensorType::get(spatial, b.getF32Type());
+  Value inv = arith::ConstantOp::create(
+      b, getLoc(),
+      DenseElementsAttr::get(constType, 1.0f / static_cast<float>(count)));
+  operandGrads.assign({MulOp::create(b, getLoc(), resultGrads[0], inv)});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Batch normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  // Inference form: mean and var are constants, so they get no gradient.
+  auto grad = BatchNormGradOp::create(b, getLoc(), resultGrads[0], getInput(),
+                                      getScale(), getMean(), getVar(),
+                                      getEpsilonAttr(), b.getBoolAttr(false));
+  operandGrads.assign({grad.getInputGrad(), grad.getScaleGrad(),
+                       grad.getBiasGrad(), Value(), Value()});
+  return success();
+}
+
+SmallVector<unsigned> BatchNormOp::getStateOperandIndices() { return {3, 4}; }
+
+LogicalResult
+BatchNormOp::buildTrainingForm(OpBuilder &b, SmallVectorImpl<Value> &results,
+                               SmallVectorImpl<Value> &newStates) {
+  auto train = BatchNormTrainOp::create(b, getLoc(), getInput(), getScale(),
+                                        getBias(), getMean(), getVar(),
+                                        getEpsilonAttr(), getMomentumAttr());
+  results.assign({train.getResult()});
+  newStates.assign({train.getNewMean(), train.getNewVar()});
+  return success();
+}
+
+LogicalResult BatchNormTrainOp::buildVJP(OpBuilder &b,
+                                         ArrayRef<Value> resultGrads,
+                                         SmallVectorImpl<Value> &operandGrads) {
+  // Only y is differentiated: the running statistics are state, and the
+  // batch statistics are outputs for the backward pass.
+  operandGrads.assign(5, Value());
+  if (!resultGrads[0])
+    return success();
+  auto grad = BatchNormGradOp::create(b, getLoc(), resultGrads[0], getInput(),
+                                      getScale(), getBatchMean(), getBatchVar(),
+                                      getEpsilonAttr(), b.getBoolAttr(true));
+  operandGrads[0] = grad.getInputGrad();
+  operandGrads[1] = grad.getScaleGrad();
+  operandGrads[2] = grad.getBiasGrad();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gather, LayerNorm
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                 SmallVectorImpl<Value> &operandGrads) {
+  RankedTensorType data = getData().getType();
+  if (!data.getElementType().isF32())
+    return emitOpError("gradient of a gather of non-f32 data");
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += data.getRank();
+  Value dd = GatherGradOp::create(b, getLoc(), resultGrads[0], getIndices(),
+                                  b.getI64IntegerAttr(axis),
+                                  b.getI64IntegerAttr(data.getDimSize(axis)));
+  operandGrads.assign({dd, Value()});
+  return success();
+}
+
+LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  auto grad =
+      LayerNormGradOp::create(b, loc, resultGrads[0], getInput(), getScale(),
+                              getAxisAttr(), getEpsilonAttr());
+  operandGrads.assign(
+      {grad.getInputGrad(),
+       sumToShape(b, loc, grad.getScaleGrad(), typeOf(getScale()))});
+  if (Value bias = getBias())
+    operandGrads.push_back(
+        sumToShape(b, loc, grad.getBiasGrad(), typeOf(bias)));
+  return success();
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Write tiny ONNX models whose output is a scalar loss, one per
+differentiable operator, for numeric gradient checks.
+
+Each model computes ``y = op(x·W ...)`` from float32 inputs of shape
+``[batch, 3]`` (``batch`` symbolic) and trainable float initializers (the
+``W``s, plus any broadcast operand of the op), and reduces every term
+``t`` it checks to ``sum(t * R)`` with ``R`` a fixed random ``Constant``
+(not a parameter) shaped like ``t`` with dynamic dims set to 1, summing
+the terms into output 0, a float32 scalar. So it compiles with
+``autodist-compile M.onnx --train --loss=output``, and one SGD step with
+``--lr=1`` moves each parameter by exactly minus its gradient.
+
+For each model ``<name>.onnx`` it also writes ``<name>.npz`` with --samples
+rows of each input: ``x`` standard normal, ``p`` uniform in [0.5, 1.5]
+(positive, for Log, Sqrt, Pow, Div denominators).
+
+Models (opset 17 unless noted):
+
+  div, pow_const, pow, sqrt, neg, exp, log, sigmoid, tanh, erf, leaky_relu,
+  gelu (opset 20), gelu_tanh (opset 20), where, cast, dropout (opset 13),
+  softmax, log_softmax, reduce_sum, reduce_mean, reduce_max, transpose,
+  squeeze, unsqueeze, concat, matmul_nd (N-D x 2-D, 1-D operands),
+  matmul_batched (batch x batch, broadcast batch dims)
+
+Example::
+
+    python3 examples/ops/make_grad_models.py --out-dir grad
+    autodist-compile grad/tanh.onnx --train --loss=output --optimizer=sgd \\
+        --lr=1 -o tanh.train
+    ./tanh.train --data=grad/tanh.npz --steps=1 --batch-size=4 --save=s.onnx
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+class Model:
+    """One graph: inputs x and p ([batch, 3]), parameters, loss terms."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.nodes, self.inits, self.terms, self.count = [], [], [], 0
+        self.used_inputs = set()
+
+    def node(self, op, inputs, **attrs):
+        self.count += 1
+        out = f"{op.lower()}_{self.count}"
+        self.nodes.append(helper.make_node(op, inputs, [out],
+                                           name=f"{op}_{self.count}", **attrs))
+        for i in inputs:
+            if i in ("x", "p"):
+                self.used_inputs.add(i)
+        return out
+
+    def weight(self, shape, low=-1.0, high=1.0):
+        name = f"w{len(self.inits)}"
+        self.inits.append(numpy_helper.from_array(
+            self.rng.uniform(low, high, size=shape).astype(np.float32), name))
+        return name
+
+    def const(self, array):
+        """A Constant node: a fixed value, not a parameter."""
+        self.count += 1
+        out = f"const_{self.count}"
+        self.nodes.append(helper.make_node(
+            "Constant", [], [out], name=f"Constant_{self.count}",
+            value=numpy_helper.from_array(np.asarray(array), out)))
+        return out
+
+    def linear(self, inp, n, low=-1.0, high=1.0):
+        """inp · W with W [3, n] a parameter."""
+        return self.node("MatMul", [inp, self.weight([3, n], low, high)])
+
+    def reshape(self, v, shape):
+        return self.node("Reshape", [v, self.const(np.array(shape, np.int64))])
+
+    def term(self, v, shape):
+        """Adds sum(v * R) to the loss; `shape` is v's shape, None for the
+        batch dim."""
+        rshape = [1 if d is None else d for d in shape]
+        r = self.const(self.rng.standard_normal(rshape).astype(np.float32))
+        self.terms.append(self.node("ReduceSum", [self.node("Mul", [v, r])],
+                                    keepdims=0))
+
+    def build(self, name, opset):
+        loss = self.terms[0]
+        for t in self.terms[1:]:
+            loss = self.node("Add", [loss, t])
+        self.nodes[-1].output[0] = "loss"
+        inputs = [helper.make_tensor_value_info(i, F, ["batch", 3])
+                  for i in ("x", "p") if i in self.used_inputs]
+        graph = helper.make_graph(
+            self.nodes, name, inputs,
+            [helper.make_tensor_value_info("loss", F, [])], self.inits)
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        onnx.checker.check_model(model, full_check=True)
+        return model
+
+
+def div(m):
+    q = m.node("Div", [m.linear("x", 4), m.linear("p", 4, 0.2, 1.0)])
+    m.term(q, [None, 4])
+    # Broadcast denominator [4] (a parameter).
+    m.term(m.node("Div", [m.linear("x", 4), m.weight([4], 0.5, 1.5)]),
+           [None, 4])
+
+
+def pow_const(m):
+    h = m.linear("x", 4)
+    m.term(m.node("Pow", [h, m.const(np.float32(3.0))]), [None, 4])
+    m.term(m.node("Pow", [h, m.const(np.array([2], np.int64))]), [None, 4])
+
+
+def pow_(m):
+    base = m.linear("p", 4, 0.2, 1.0)
+    m.term(m.node("Pow", [base, m.linear("x", 4, -0.5, 0.5)]), [None, 4])
+    m.term(m.node("Pow", [base, m.weight([4], -1.5, 1.5)]), [None, 4])
+
+
+def unary(op, positive=False, opset_attrs=None):
+    def make(m):
+        h = m.linear("p", 4, 0.2, 1.0) if positive else m.linear("x", 4)
+        m.term(m.node(op, [h], **(opset_attrs or {})), [None, 4])
+    return make
+
+
+def where(m):
+    cond = m.const(np.array([True, False, False, True]))
+    x = m.linear("x", 4)
+    m.term(m.node("Where", [cond, x, m.weight([4])]), [None, 4])
+    # Condition [batch, 4] read from the data: x > 0 via Equal/Cast is not
+    # available, so a broadcast [1, 4] condition with a scalar y.
+    cond2 = m.const(np.array([[False, True, True, False]]))
+    m.term(m.node("Where", [cond2, m.weight([]), x]), [None, 4])
+
+
+def cast(m):
+    h = m.linear("x", 4)
+    m.term(m.node("Cast", [h], to=TensorProto.FLOAT), [None, 4])
+    # Through int64: no gradient (the loss is piecewise constant in h).
+    as_int = m.node("Cast", [m.node("Mul", [h, m.const(np.float32(4.0))])],
+                    to=TensorProto.INT64)
+    m.term(m.node("Cast", [as_int], to=TensorProto.FLOAT), [None, 4])
+
+
+def dropout(m):
+    m.term(m.node("Dropout", [m.linear("x", 4)]), [None, 4])
+
+
+def softmax_like(op):
+    def make(m):
+        m.term(m.node(op, [m.linear("x", 4)], axis=-1), [None, 4])
+        h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+        m.term(m.node(op, [h3], axis=1), [None, 3, 4])
+    return make
+
+
+def reduce_(op, m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    m.term(m.node(op, [h3], axes=[1], keepdims=0), [None, 4])
+    m.term(m.node(op, [h3], axes=[-1], keepdims=1), [None, 3, 1])
+    m.term(m.node(op, [h3], axes=[0], keepdims=0), [3, 4])
+    m.term(m.node(op, [h3], keepdims=0), [])
+
+
+def transpose(m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    m.term(m.node("Transpose", [h3], perm=[2, 0, 1]), [4, None, 3])
+    m.term(m.node("Transpose", [m.linear("x", 4)]), [4, None])
+
+
+def squeeze(m):
+    h = m.reshape(m.linear("x", 4), [-1, 1, 4, 1])
+    m.term(m.node("Squeeze", [h, m.const(np.array([1, -1], np.int64))]),
+           [None, 4])
+
+
+def unsqueeze(m):
+    h = m.linear("x", 4)
+    m.term(m.node("Unsqueeze", [h, m.const(np.array([1, -1], np.int64))]),
+           [None, 1, 4, 1])
+
+
+def concat(m):
+    a, b = m.linear("x", 4), m.linear("x", 2)
+    m.term(m.node("Concat", [a, b, a], axis=1), [None, 10])
+    c = m.linear("p", 4)
+    m.term(m.node("Concat", [a, c], axis=0), [None, 4])
+    w = m.weight([1, 4])
+    m.term(m.node("Concat", [c, w], axis=-2), [None, 4])
+
+
+def matmul_nd(m):
+    a3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    m.term(m.node("MatMul", [a3, m.weight([4, 5])]), [None, 3, 5])
+    m.term(m.node("MatMul", [a3, m.weight([4])]), [None, 3])
+    m.term(m.node("MatMul", [m.weight([3]), a3]), [None, 4])
+    m.term(m.node("MatMul", [m.weight([5]), m.weight([5])]), [])
+    m.term(m.node("MatMul", [m.weight([4]), m.weight([4, 2])]), [2])
+
+
+def matmul_batched(m):
+    a3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    c3 = m.reshape(m.linear("p", 8), [-1, 4, 2])
+    m.term(m.node("MatMul", [a3, c3]), [None, 3, 2])
+    a4 = m.reshape(m.linear("x", 12), [-1, 1, 3, 4])
+    m.term(m.node("MatMul", [a4, m.weight([2, 4, 5])]), [None, 2, 3, 5])
+    m.term(m.node("MatMul", [m.weight([2, 1, 2, 3]), a3]), [2, None, 2, 4])
+
+
+MODELS = {
+    "div": (div, 17),
+    "pow_const": (pow_const, 17),
+    "pow": (pow_, 17),
+    "sqrt": (unary("Sqrt", positive=True), 17),
+    "neg": (unary("Neg"), 17),
+    "exp": (unary("Exp"), 17),
+    "log": (unary("Log", positive=True), 17),
+    "sigmoid": (unary("Sigmoid"), 17),
+    "tanh": (unary("Tanh"), 17),
+    "erf": (unary("Erf"), 17),
+    "leaky_relu": (unary("LeakyRelu", opset_attrs={"alpha": 0.1}), 17),
+    "gelu": (unary("Gelu"), 20),
+    "gelu_tanh": (unary("Gelu", opset_attrs={"approximate": "tanh"}), 20),
+    "where": (where, 17),
+    "cast": (cast, 17),
+    "dropout": (dropout, 13),
+    "softmax": (softmax_like("Softmax"), 17),
+    "log_softmax": (softmax_like("LogSoftmax"), 17),
+    "reduce_sum": (lambda m: reduce_("ReduceSum", m), 11),
+    "reduce_mean": (lambda m: reduce_("ReduceMean", m), 17),
+    "reduce_max": (lambda m: reduce_("ReduceMax", m), 17),
+    "transpose": (transpose, 17),
+    "squeeze": (squeeze, 17),
+    "unsqueeze": (unsqueeze, 17),
+    "concat": (concat, 17),
+    "matmul_nd": (matmul_nd, 17),
+    "matmul_batched": (matmul_batched, 17),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--samples", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", default="", help="comma-separated model names")
+    args = ap.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    names = [n for n in args.only.split(",") if n] or list(MODELS)
+    for i, name in enumerate(names):
+        make, opset = MODELS[name]
+        m = Model(np.random.default_rng(args.seed + 1000 * i))
+        make(m)
+        model = m.build(name, opset)
+        onnx.save(model, os.path.join(args.out_dir, name + ".onnx"))
+        rng = np.random.default_rng(args.seed + 1000 * i + 1)
+        data = {}
+        if "x" in m.used_inputs:
+            data["x"] = rng.standard_normal([args.samples, 3]).astype(np.float32)
+        if "p" in m.used_inputs:
+            data["p"] = rng.uniform(0.5, 1.5, [args.samples, 3]).astype(
+                np.float32)
+        np.savez(os.path.join(args.out_dir, name + ".npz"), **data)
+    print(f"wrote {len(names)} models to {args.out_dir}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Driver of gradcheck.test: the gradient of every model of
+examples/ops/make_grad_models.py, as the compiled training step computes
+it, against central finite differences in float64.
+
+  gradcheck.test.py --src SRC_ROOT --work DIR [--rtol R] [--only a,b]
+
+For each model M (output 0 is a scalar loss): `autodist-compile M.onnx
+--train --loss=output --optimizer=sgd --lr=1 -o M.train`, one step
+`M.train --data=M.npz --steps=1 --batch-size=<all samples> --save=S.onnx`,
+and the compiled gradient of each parameter is `W - W_saved`. The reference
+evaluates the ONNX graph with the small float64 numpy interpreter below
+(independent of the compiler and of onnxruntime) and differentiates it by
+central differences (step 1e-6). An entry passes when
+
+  |g - ref| <= rtol * max(|ref|, 1e-2 * max|ref over the parameter|),
+
+i.e. relative error, entries under 1% of the parameter's largest gradient
+being judged against that 1% (the fp32 difference W - W_saved cannot
+resolve them better). Prints one line per model with the worst error and
+exits non-zero if any model fails.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+# ---------------------------------------------------------------------------
+# float64 reference interpreter (the ops the gradient models use)
+# ---------------------------------------------------------------------------
+
+_erf = np.vectorize(math.erf)
+
+
+def _axes(node, vals, i):
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    if "axes" in attrs:
+        return list(attrs["axes"])
+    if len(node.input) > i and node.input[i]:
+        return [int(a) for a in vals[node.input[i]]]
+    return None
+
+
+def _reduce(fn, x, node, vals):
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    axes = _axes(node, vals, 1)
+    keep = bool(attrs.get("keepdims", 1))
+    if not axes:
+        if attrs.get("noop_with_empty_axes", 0):
+            return x
+        axes = list(range(x.ndim))
+    return fn(x, axis=tuple(a % x.ndim for a in axes), keepdims=keep)
+
+
+def _softmax(x, axis, log):
+    s = x - x.max(axis=axis, keepdims=True)
+    lse = np.log(np.exp(s).sum(axis=axis, keepdims=True))
+    return s - lse if log else np.exp(s - lse)
+
+
+def run_node(node, vals):
+    op = node.op_type
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    x = [vals[i] if i else None for i in node.input]
+    if op == "Constant":
+        v = numpy_helper.to_array(attrs["value"])
+        return v.astype(np.float64) if v.dtype == np.float32 else v
+    if op == "MatMul":
+        return np.matmul(x[0], x[1])
+    simple = {"Add": np.add, "Mul": np.multiply, "Div": np.divide,
+              "Sqrt": np.sqrt, "Neg": np.negative, "Exp": np.exp,
+              "Log": np.log, "Tanh": np.tanh, "Erf": _erf}
+    if op in simple:
+        return simple[op](*x)
+    if op == "Pow":
+        return np.power(x[0], x[1].astype(np.float64))
+    if op == "Sigmoid":
+        return 1.0 / (1.0 + np.exp(-x[0]))
+    if op == "LeakyRelu":
+        return np.where(x[0] >= 0, x[0], attrs.get("alpha", 0.01) * x[0])
+    if op == "Gelu":
+        v = x[0]
+        if attrs.get("approximate", b"none") in ("tanh", b"tanh"):
+            return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                          (v + 0.044715 * v ** 3)))
+        return 0.5 * v * (1 + _erf(v / math.sqrt(2)))
+    if op == "Where":
+        return np.where(x[0], x[1], x[2])
+    if op == "Cast":
+        to = attrs["to"]
+        if to == onnx.TensorProto.FLOAT:
+            return x[0].astype(np.float64)
+        if to == onnx.TensorProto.INT64:
+            return np.trunc(x[0]).astype(np.int64)
+        return x[0] != 0
+    if op in ("Dropout", "Identity"):
+        return x[0]
+    if op in ("Softmax", "LogSoftmax"):
+        return _softmax(x[0], attrs.get("axis", -1), op == "LogSoftmax")
+    if op == "ReduceSum":
+        return _reduce(np.sum, x[0], node, vals)
+    if op == "ReduceMean":
+        return _reduce(np.mean, x[0], node, vals)
+    if op == "ReduceMax":
+        return _reduce(np.max, x[0], node, vals)
+    if op == "Transpose":
+        return np.transpose(x[0], attrs.get("perm"))
+    if op == "Squeeze":
+        return np.squeeze(x[0], axis=tuple(_axes(node, vals, 1)))
+    if op == "Unsqueeze":
+        axes = _axes(node, vals, 1)
+        rank = x[0].ndim + len(axes)
+        return np.expand_dims(x[0], tuple(sorted(a % rank for a in axes)))
+    if op == "Concat":
+        return np.concatenate(x, axis=attrs["axis"])
+    if op == "Reshape":
+        shape = [x[0].shape[i] if d == 0 else int(d)
+                 for i, d in enumerate(x[1])]
+        return np.reshape(x[0], shape)
+    raise ValueError(f"reference has no {op}")
+
+
+def evaluate(model, params, inputs):
+    vals = dict(inputs)
+    vals.update(params)
+    for t in model.graph.initializer:
+        if t.name not in vals:
+            vals[t.name] = numpy_helper.to_array(t)
+    for node in model.graph.node:
+        vals[node.output[0]] = run_node(node, vals)
+    return float(vals[model.graph.output[0].name])
+
+
+def reference_grads(model, inputs, step=1e-6):
+    params = {t.name: numpy_helper.to_array(t).astype(np.float64)
+              for t in model.graph.initializer
+              if t.data_type == onnx.TensorProto.FLOAT}
+    inputs = {k: v.astype(np.float64) for k, v in inputs.items()}
+    grads = {}
+    for name, w in params.items():
+        g = np.zeros_like(w)
+        for idx in np.ndindex(w.shape):
+            old = w[idx]
+            w[idx] = old + step
+            up = evaluate(model, params, inputs)
+            w[idx] = old - step
+            down = evaluate(model, params, inputs)
+            w[idx] = old
+            g[idx] = (up - down) / (2 * step)
+        grads[name] = g
+    return grads
+
+
+# ---------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------
+
+
+def run(cmd, log):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    log.append(f"$ {' '.join(cmd)}\n{p.stdout}")
+    return p.returncode == 0, p.stdout
+
+
+def check(model_path, saved_path, data_path, rtol):
+    model = onnx.load(model_path)
+    saved = {t.name: numpy_helper.to_array(t)
+             for t in onnx.load(saved_path).graph.initializer}
+    data = dict(np.load(data_path))
+    ref = reference_grads(model, data)
+    worst, worst_at, ok = 0.0, "", True
+    for t in model.graph.initializer:
+        if t.name not in ref:
+            continue
+        w0 = numpy_helper.to_array(t).astype(np.float64)
+        got = w0 - saved[t.name].astype(np.float64)
+        r = ref[t.name]
+        floor = 1e-2 * np.abs(r).max() if r.size else 0.0
+        denom = np.maximum(np.abs(r), floor)
+        denom = np.where(denom == 0, 1.0, denom)
+        err = np.abs(got - r) / denom
+        e = float(err.max()) if err.size else 0.0
+        if e > worst:
+            worst, worst_at = e, t.name
+        ok &= e <= rtol
+    return ok, worst, worst_at
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", required=True, help="source root")
+    ap.add_argument("--work", required=True, help="scratch directory")
+    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    py = sys.executable
+    os.makedirs(args.work, exist_ok=True)
+    models = os.path.join(args.work, "models")
+    log = []
+    gen = [py, os.path.join(args.src, "examples/ops/make_grad_models.py"),
+           "--out-dir", models]
+    if args.only:
+        gen += ["--only", args.only]
+    ok, out = run(gen, log)
+    if not ok:
+        print(out)
+        return 1
+    names = sorted(f[:-5] for f in os.listdir(models) if f.endswith(".onnx"))
+    failed = []
+    overall = 0.0
+    for name in names:
+        model = os.path.join(models, name + ".onnx")
+        data = os.path.join(models, name + ".npz")
+        base = os.path.join(args.work, name)
+        samples = next(iter(np.load(data).values())).shape[0]
+        steps = [
+            ["autodist-compile", model, "--train", "--loss=output",
+             "--optimizer=sgd", "--lr=1", "-o", base + ".train", "--quiet"],
+            [base + ".train", f"--data={data}", "--steps=1",
+             f"--batch-size={samples}", f"--save={base}.saved.onnx"],
+        ]
+        status, detail = "PASS", ""
+        for step in steps:
+            ok, out = run(step, log)
+            if not ok:
+                status = "FAIL"
+                detail = out.strip().splitlines()[-1] if out.strip() else ""
+                break
+        if status == "PASS":
+            try:
+                good, worst, at = check(model, base + ".saved.onnx", data,
+                                        args.rtol)
+                overall = max(overall, worst)
+                detail = f"max relative error {worst:.2e} ({at})"
+                if not good:
+                    status = "FAIL"
+            except Exception as e:  # a reference or I/O problem
+                status, detail = "FAIL", f"check: {e}"
+        print(f"{status} {name}: {detail}")
+        if status != "PASS":
+            failed.append(name)
+    print(f"{len(names) - len(failed)}/{len(names)} gradients match finite "
+          f"differences (worst {overall:.2e}, rtol {args.rtol:g})")
+    if failed:
+        print("\n".join(log))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
