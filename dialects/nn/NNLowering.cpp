@@ -945,16 +945,7 @@ static Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis,
   auto generic =
       [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
           function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-        SmallVector<AffineMap> maps(inMaps);
-        maps.push_back(id);
-        return linalg::GenericOp::create(
-                   b, loc, TypeRange{type}, ins,
-                   ValueRange{emptyLike(b, loc, type, {x})}, maps, par,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     linalg::YieldOp::create(
-                         nb, l, ValueRange{body(nb, l, a.drop_back())});
-                   })
-            .getResult(0);
+        return buildMappedElementwise(b, loc, type, ins, inMaps, x, body);
       };
   Value max = buildReduction(b, loc, x, {axis},
                              -std::numeric_limits<float>::infinity(), maxF);
@@ -1279,16 +1270,7 @@ Results LayerNormOp::lowerToLinalg(OpBuilder &b) {
   auto generic =
       [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
           function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-        SmallVector<AffineMap> maps(inMaps);
-        maps.push_back(id);
-        return linalg::GenericOp::create(
-                   b, loc, TypeRange{type}, ins,
-                   ValueRange{emptyLike(b, loc, type, {x})}, maps, par,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     linalg::YieldOp::create(
-                         nb, l, ValueRange{body(nb, l, a.drop_back())});
-                   })
-            .getResult(0);
+        return buildMappedElementwise(b, loc, type, ins, inMaps, x, body);
       };
   float invCount = 1.0f / static_cast<float>(count);
   Value sum = buildReduction(b, loc, x, dims, 0.0f, addF);

@@ -118,16 +118,7 @@ Results LayerNormGradOp::lowerToLinalg(OpBuilder &b) {
   auto generic =
       [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
           function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-        SmallVector<AffineMap> maps(inMaps);
-        maps.push_back(id);
-        return linalg::GenericOp::create(
-                   b, loc, TypeRange{type}, ins,
-                   ValueRange{emptyLike(b, loc, type, {x})}, maps, par,
-                   [&](OpBuilder &nb, Location l, ValueRange a) {
-                     linalg::YieldOp::create(
-                         nb, l, ValueRange{body(nb, l, a.drop_back())});
-                   })
-            .getResult(0);
+        return buildMappedElementwise(b, loc, type, ins, inMaps, x, body);
       };
   auto mul = [](OpBuilder &nb, Location l, ValueRange a) -> Value {
     return arith::MulFOp::create(nb, l, a[0], a[1]);

@@ -126,6 +126,24 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
+Value buildMappedElementwise(
+    OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+    ArrayRef<AffineMap> maps, Value like,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> all(maps);
+  all.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> par(type.getRank(),
+                                       utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs,
+             ValueRange{emptyLike(b, loc, type, {like})}, all, par,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               linalg::YieldOp::create(nb, l,
+                                       ValueRange{body(nb, l, a.drop_back())});
+             })
+      .getResult(0);
+}
+
 Value f32Const(OpBuilder &b, Location loc, float v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
 }

@@ -59,6 +59,17 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx,
                              mlir::RankedTensorType operand,
                              mlir::RankedTensorType result);
 
+/// A parallel linalg.generic over the iteration space of `type`, reading
+/// `inputs` through `maps` and writing a new tensor whose dynamic dims come
+/// from `like` (emptyLike), with `body` making each element.
+mlir::Value buildMappedElementwise(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+    mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> maps,
+    mlir::Value like,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>
+        body);
+
 /// A scalar f32 constant.
 mlir::Value f32Const(mlir::OpBuilder &b, mlir::Location loc, float v);
 
