@@ -70,6 +70,17 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
                            "mlir::func::FuncDialect"];
 }
 
+def RecognizeLayerNorm : Pass<"nn-recognize-layer-norm", "mlir::ModuleOp"> {
+  let summary = "Fold exporters' decomposed LayerNorm into nn.layer_norm";
+  let description = [{
+    Exporters before ONNX opset 17 write LayerNorm as
+    `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * scale + bias` over
+    the trailing dims. This pass replaces that chain by one `nn.layer_norm`
+    (the importer runs it), so training and lowering see one op.
+  }];
+  let dependentDialects = ["autodist::nn::NNDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategy and distribution
 //===----------------------------------------------------------------------===//

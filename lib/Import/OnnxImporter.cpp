@@ -13,10 +13,12 @@
 #include "ImportConv.h"
 #include "nn/NNOps.h"
 
+#include "autodist/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <onnx/onnx_pb.h>
@@ -979,6 +981,12 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "nn.output", b.getStringAttr(out.name()));
   if (failed(verify(*module)))
+    return nullptr;
+  // Exporters' decompositions of ops we have whole (LayerNorm before opset
+  // 17) are folded right away, so every later stage sees one op.
+  PassManager pm(ctx);
+  pm.addPass(createRecognizeLayerNorm());
+  if (failed(pm.run(*module)))
     return nullptr;
   return module;
 }
