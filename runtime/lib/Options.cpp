@@ -53,6 +53,7 @@ Options parseOptions(int argc, char **argv) {
     }
 
   bool haveSteps = false, haveBatch = false;
+  std::vector<std::string> given; // flags in command-line order
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &arg = args[i];
     if (arg.rfind("--", 0) != 0)
@@ -65,13 +66,15 @@ Options parseOptions(int argc, char **argv) {
                                         "--log",        "--save",
                                         "--eval",       "--predict",
                                         "--checkpoint", "--checkpoint-every",
-                                        "--resume"};
+                                        "--resume",     "--inputs",
+                                        "--outputs"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
     if (!isKnown)
       throw Error("unknown flag " + inQuotes(flag) + " (see --help)",
                   ExitUsage);
+    given.push_back(flag);
     if (flag == "--resume") { // a switch: it never takes the next argument
       if (eq != std::string::npos)
         throw Error("--resume takes no value", ExitUsage);
@@ -106,11 +109,39 @@ Options parseOptions(int argc, char **argv) {
                           : flag == "--save"       ? &o.save
                           : flag == "--eval"       ? &o.eval
                           : flag == "--checkpoint" ? &o.checkpoint
+                          : flag == "--inputs"     ? &o.inputs
+                          : flag == "--outputs"    ? &o.outputs
                                                    : &o.predict;
       *dest = value;
     }
   }
 
+  if (!o.inputs.empty() || !o.outputs.empty()) {
+    if (o.outputs.empty())
+      throw Error("--inputs needs --outputs=FILE.npz (where to write the "
+                  "model's outputs)",
+                  ExitUsage);
+    if (o.inputs.empty())
+      throw Error("--outputs needs --inputs=FILE.npz (the samples to run the "
+                  "model on)",
+                  ExitUsage);
+    // Inference only: --steps=0 is allowed (and implied), nothing else of
+    // training or of --eval/--predict.
+    for (const std::string &flag : given) {
+      if (flag == "--inputs" || flag == "--outputs" || flag == "--batch-size" ||
+          (flag == "--steps" && o.steps == 0))
+        continue;
+      std::string shown =
+          flag == "--steps" ? "--steps=" + std::to_string(o.steps) : flag;
+      throw Error(shown +
+                      " cannot be combined with --inputs/--outputs, which "
+                      "only run inference (drop " +
+                      flag + ")",
+                  ExitUsage);
+    }
+    o.steps = 0;
+    return o;
+  }
   if (!haveSteps)
     throw Error("missing required flag --steps (see --help)", ExitUsage);
   if (!haveBatch)
@@ -134,11 +165,24 @@ std::string helpText(const char *program) {
          "       mpirun -np R " +
          program +
          " ...   (data-parallel over R ranks)\n"
+         "       " +
+         program +
+         " --inputs=IN.npz --outputs=OUT.npz [--batch-size=B]\n"
          "\n"
          "Trains the compiled model with its compiled loss and optimizer on\n"
          "the arrays of FILE.npz (one per model input, plus the labels), in\n"
-         "file order.\n"
+         "file order. With --inputs/--outputs it only runs the model's\n"
+         "forward pass.\n"
          "\n"
+         "Inference (any build, training flags not allowed):\n"
+         "  --inputs=IN.npz     one array per model input, named like it;\n"
+         "                      the leading dimension is the sample count\n"
+         "  --outputs=OUT.npz   write every model output over all samples,\n"
+         "                      named like it (written on rank 0 only)\n"
+         "  --batch-size=B      run the samples in calls of B (the last may\n"
+         "                      be smaller; default: all in one call)\n"
+         "\n"
+         "Training:\n"
          "  --data=FILE.npz     training data (not needed with --steps=0)\n"
          "  --steps=N           total training steps, counting those before\n"
          "                      a resumed checkpoint (0: only "

@@ -6,9 +6,11 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Dataset.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Npy.h"
+#include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
 #include "autodist/runtime/Sgemm.h"
 
@@ -107,6 +109,8 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
+    if (opts_.inferenceOnly())
+      return collectively([&] { infer(); });
     if (opts_.resume)
       shareCheckpoint();
     if (int code = collectively([&] { openOutputs(); }))
@@ -119,6 +123,10 @@ public:
 private:
   /// Validates everything, on every rank, before any output file exists.
   void setup();
+  /// setup() for --inputs/--outputs: rank 0 loads and checks everything.
+  void setupInference();
+  /// Rank 0: --inputs/--outputs.
+  void infer();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
   /// Collective: every rank gets rank 0's step_, params_ and state_.
@@ -149,7 +157,8 @@ private:
   std::vector<Tensor> params_, nextParams_, state_, nextState_;
   double baseLr_ = 0; // --lr or the manifest's; the schedule scales it
   int64_t step_ = 0;  // steps done (before this run: the checkpoint's)
-  std::optional<Dataset> trainSet_, evalSet_;
+  std::optional<Dataset> trainSet_, evalSet_, inferSet_;
+  int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
 };
@@ -159,6 +168,8 @@ void Trainer::setup() {
   if (opts_.help)
     return;
   manifest_ = Manifest::parse(model_.manifest);
+  if (opts_.inferenceOnly())
+    return setupInference();
   const TrainSpec *train = manifest_.train ? &*manifest_.train : nullptr;
   hasLabels_ = train && train->labels;
   labelsSpec_ =
@@ -221,6 +232,43 @@ void Trainer::setup() {
       checkWritable(*out);
   if (!opts_.checkpoint.empty())
     checkCheckpointDir(opts_.checkpoint);
+}
+
+/// Inference runs on rank 0 only (like --eval); the other ranks only agree
+/// on the outcome.
+void Trainer::setupInference() {
+  if (!model_.forward)
+    throw Error("this model has no inference entry point (autodist_forward)");
+  if (rank_ != 0)
+    return;
+  params_ = loadInitialParams(model_.onnx, manifest_.params);
+  inferSet_.emplace(opts_.inputs, manifest_.inputs, nullptr, false);
+  checkIndexRanges(*inferSet_);
+  inferChunk_ =
+      chooseChunkSize(manifest_.inputs, manifest_.outputs,
+                      inferSet_->numSamples(), opts_.batchSize, opts_.inputs);
+  checkWritable(opts_.outputs);
+}
+
+void Trainer::infer() {
+  if (rank_ != 0)
+    return;
+  const int64_t n = inferSet_->numSamples();
+  std::vector<Tensor> outs =
+      runForwardChunked(model_.forward, params_, manifest_.inputs,
+                        inferSet_->inputs(), manifest_.outputs, n, inferChunk_);
+  AtomicFileWriter file(opts_.outputs);
+  NpzWriter npz(file);
+  for (size_t j = 0; j < outs.size(); ++j)
+    npz.addArray(manifest_.outputs[j].name, outs[j]);
+  npz.finish();
+  file.commit();
+  int64_t calls = (n + inferChunk_ - 1) / inferChunk_;
+  std::printf("wrote %zu output%s for %lld samples (%lld call%s) to %s\n",
+              outs.size(), outs.size() == 1 ? "" : "s",
+              static_cast<long long>(n), static_cast<long long>(calls),
+              calls == 1 ? "" : "s", inQuotes(opts_.outputs).c_str());
+  std::fflush(stdout);
 }
 
 void Trainer::loadCheckpoint() {

@@ -112,8 +112,56 @@ TEST(Options, Errors) {
 
 TEST(Options, HelpListsEveryFlag) {
   std::string help = helpText("model.train");
-  for (const char *flag : {"--data", "--steps", "--batch-size", "--lr", "--log",
-                           "--save", "--eval", "--predict", "--checkpoint",
-                           "--checkpoint-every", "--resume", "--help"})
+  for (const char *flag :
+       {"--data", "--steps", "--batch-size", "--lr", "--log", "--save",
+        "--eval", "--predict", "--checkpoint", "--checkpoint-every", "--resume",
+        "--inputs", "--outputs", "--help"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
+}
+
+TEST(Options, Inference) {
+  // Neither --steps nor --batch-size is needed; --batch-size 0 = one call.
+  Options o = parse({"--inputs=in.npz", "--outputs", "out.npz"});
+  EXPECT_TRUE(o.inferenceOnly());
+  EXPECT_EQ(o.inputs, "in.npz");
+  EXPECT_EQ(o.outputs, "out.npz");
+  EXPECT_EQ(o.batchSize, 0);
+  EXPECT_EQ(o.steps, 0);
+  o = parse(
+      {"--steps=0", "--inputs=in.npz", "--outputs=out.npz", "--batch-size=3"});
+  EXPECT_EQ(o.batchSize, 3);
+  EXPECT_FALSE(parse({"--steps=0", "--batch-size=2"}).inferenceOnly());
+}
+
+TEST(Options, InferenceErrors) {
+  EXPECT_EQ(usageError({"--inputs=in.npz"}),
+            "--inputs needs --outputs=FILE.npz (where to write the model's "
+            "outputs)");
+  EXPECT_EQ(usageError({"--outputs=out.npz", "--batch-size=2"}),
+            "--outputs needs --inputs=FILE.npz (the samples to run the model "
+            "on)");
+  EXPECT_EQ(usageError({"--inputs=", "--outputs=out.npz"}),
+            "invalid value '' for --inputs (expected a file name)");
+  std::vector<std::string> io = {"--inputs=in.npz", "--outputs=out.npz"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), io.begin(), io.end());
+    return usageError(extra);
+  };
+  EXPECT_EQ(with({"--steps=5"}),
+            "--steps=5 cannot be combined with --inputs/--outputs, which only "
+            "run inference (drop --steps)");
+  EXPECT_EQ(with({"--data=train.npz"}),
+            "--data cannot be combined with --inputs/--outputs, which only "
+            "run inference (drop --data)");
+  for (const char *flag : {"--eval=t.npz", "--predict=p.npy", "--save=m.onnx",
+                           "--log=l.jsonl", "--lr=0.1", "--checkpoint=ck"}) {
+    std::string name(flag, std::string(flag).find('='));
+    EXPECT_EQ(with({flag}), name +
+                                " cannot be combined with --inputs/--outputs, "
+                                "which only run inference (drop " +
+                                name + ")");
+  }
+  EXPECT_EQ(with({"--resume"}),
+            "--resume cannot be combined with --inputs/--outputs, which only "
+            "run inference (drop --resume)");
 }

@@ -11,19 +11,26 @@ namespace autodist::rt {
 
 struct Options {
   std::string data;      // --data: training .npz (needed when steps > 0)
-  int64_t steps = -1;    // --steps (required)
-  int64_t batchSize = 0; // --batch-size, per rank (required)
+  int64_t steps = -1;    // --steps (required, except for inference)
+  int64_t batchSize = 0; // --batch-size, per rank (required, except for
+                         // inference, where 0 means one call)
   std::optional<double> lr;
   std::string log, save, eval, predict;
   std::string checkpoint;      // --checkpoint: directory, empty = none
   int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
   bool resume = false;         // --resume: continue from --checkpoint
   bool help = false;
+  // --inputs/--outputs: inference only (both or neither).
+  std::string inputs, outputs;
+
+  /// Whether this run is `--inputs=IN.npz --outputs=OUT.npz` inference.
+  bool inferenceOnly() const { return !inputs.empty(); }
 };
 
 /// Parses `--flag=value` / `--flag value` arguments; throws Error with
 /// ExitUsage on unknown flags, malformed values and missing required flags.
-/// With --help the other flags are not checked.
+/// With --help the other flags are not checked. With --inputs/--outputs,
+/// --steps and --batch-size are optional and training flags are errors.
 Options parseOptions(int argc, char **argv);
 
 /// The --help text.

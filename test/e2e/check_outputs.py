@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Check an executable's ``--outputs`` .npz against onnxruntime.
+
+Runs the ONNX model in onnxruntime (CPU) on the ``--inputs`` .npz (one array
+per graph input, by name) and compares EVERY graph output with the array of
+the same name in the outputs .npz, which must hold exactly those arrays.
+Per element, with onnxruntime's value b and the executable's a:
+
+    rel = |a - b| / max(|b|, 1e-3)
+
+PASS iff names, shapes and dtypes match, everything is finite and
+max(rel) <= --rtol for every output.
+
+Example::
+
+    python3 test/e2e/check_outputs.py --model m.onnx --inputs in.npz \\
+        --outputs out.npz --rtol 1e-4
+"""
+import argparse
+import sys
+
+import numpy as np
+
+FLOOR = 1e-3
+
+
+def run(args):
+    import onnxruntime as ort
+    sess = ort.InferenceSession(args.model, providers=["CPUExecutionProvider"])
+    data = np.load(args.inputs)
+    feeds = {i.name: data[i.name] for i in sess.get_inputs()}
+    names = [o.name for o in sess.get_outputs()]
+    refs = dict(zip(names, sess.run(None, feeds)))
+    got = np.load(args.outputs)
+    if sorted(got.files) != sorted(names):
+        raise ValueError(f"{args.outputs} has arrays {sorted(got.files)}, "
+                         f"expected the model outputs {sorted(names)}")
+    ok = True
+    for name in names:
+        a, b = got[name], refs[name]
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise ValueError(f"output '{name}': {list(a.shape)} {a.dtype}, "
+                             f"onnxruntime {list(b.shape)} {b.dtype}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"output '{name}' has non-finite values")
+        rel = (np.abs(a.astype(np.float64) - b) /
+               np.maximum(np.abs(b.astype(np.float64)), FLOOR))
+        worst = float(rel.max()) if rel.size else 0.0
+        print(f"output '{name}' {list(a.shape)} {a.dtype}: max relative "
+              f"difference {worst:.3e} (rtol {args.rtol:g})")
+        ok &= worst <= args.rtol
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", required=True, help=".onnx model")
+    ap.add_argument("--inputs", required=True, help="the --inputs .npz")
+    ap.add_argument("--outputs", required=True, help="the --outputs .npz")
+    ap.add_argument("--rtol", type=float, default=1e-4)
+    args = ap.parse_args()
+    try:
+        ok = run(args)
+    except Exception as e:
+        print(f"FAIL: {e}")
+        sys.exit(1)
+    print("PASS" if ok else "FAIL: max relative difference above rtol")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
