@@ -34,21 +34,6 @@ RankedTensorType rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// Formats a shape as `2x?x3` for diagnostics.
-std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << "?";
-        else
-          os << d;
-      },
-      "x");
-  return s;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//

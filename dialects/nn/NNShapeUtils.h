@@ -11,7 +11,12 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <string>
+
 namespace autodist::nn {
+
+/// Formats a shape as `2x?x3` for diagnostics.
+std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 
 /// True when two dims may be equal at run time (either is dynamic).
 bool dimsCompatible(int64_t a, int64_t b);
