@@ -8,6 +8,7 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Traffic.h"
 
 #include <cstdio>
 #include <cstring>
@@ -30,6 +31,7 @@ _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
   if (op != 0 && op != 1)
     fatal("autodist_rt_allreduce_f32: op must be 0 (sum) or 1 (mean)");
   auto reduceOp = static_cast<ReduceOp>(op);
+  traffic::record(buf->sizes[0] * static_cast<int64_t>(sizeof(float)));
   float *data = buf->aligned + buf->offset;
   int64_t n = buf->sizes[0], stride = buf->strides[0];
   if (stride == 1 || n <= 1) {

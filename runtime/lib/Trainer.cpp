@@ -13,6 +13,7 @@
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Traffic.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -413,6 +414,7 @@ int Trainer::train() {
     for (Tensor &s : nextState_)
       args.add(s);
     model_.trainStep(args.get());
+    traffic::Counts sent = traffic::take();
     std::swap(params_, nextParams_);
     std::swap(state_, nextState_);
     step_ = step + 1;
@@ -423,9 +425,12 @@ int Trainer::train() {
       if (log_) {
         std::fprintf(log_,
                      "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
-                     "%.6g, \"lr\": %.9g, \"time_s\": %.6f}\n",
+                     "%.6g, \"lr\": %.9g, \"time_s\": %.6f, "
+                     "\"collectives\": %lld, \"comm_bytes\": %lld}\n",
                      static_cast<long long>(step_), jsonNumber(value).c_str(),
-                     speed, rate, elapsed);
+                     speed, rate, elapsed,
+                     static_cast<long long>(sent.collectives),
+                     static_cast<long long>(sent.bytes));
         std::fflush(log_);
       }
       // Redraw at most 10 times a second, and always for the last step.

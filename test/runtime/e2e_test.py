@@ -270,9 +270,12 @@ def main():
     log1, log2 = read_log("np1.jsonl"), read_log("np2.jsonl")
     check([r["step"] for r in log1] == list(range(1, STEPS + 1)),
           "log has steps 1..%d" % STEPS)
-    check(all(set(r) == {"step", "loss", "samples_per_s", "lr", "time_s"}
-              and r["samples_per_s"] > 0 for r in log1 + log2),
-          "log records have step, loss, samples_per_s, lr, time_s")
+    check(all(set(r) == {"step", "loss", "samples_per_s", "lr", "time_s",
+                         "collectives", "comm_bytes"}
+              and r["samples_per_s"] > 0 and r["collectives"] >= 1
+              and r["comm_bytes"] > 0 for r in log1 + log2),
+          "log records have step, loss, samples_per_s, lr, time_s, "
+          "collectives, comm_bytes")
     check(all(close(r["lr"], schedule(r["step"]), 1e-8) for r in log1 + log2),
           "logged lr follows the cosine schedule: %s" %
           [r["lr"] for r in log1])
