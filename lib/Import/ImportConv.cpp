@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImportConv.h"
+#include "BuildChecked.h"
 #include "nn/NNOps.h"
 
 #include "mlir/IR/Verifier.h"
@@ -73,41 +74,10 @@ std::string listStr(ArrayRef<int64_t> v) {
 template <typename OpTy>
 FailureOr<Value> buildChecked(const NodeImportContext &c, ValueRange operands,
                               ArrayRef<NamedAttribute> attrs) {
-  MLIRContext *ctx = c.builder.getContext();
   std::string messages;
-  LogicalResult ok = success();
-  Operation *op = nullptr;
-  {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      if (diag.getSeverity() != DiagnosticSeverity::Error)
-        return success();
-      std::string msg = diag.str();
-      if (StringRef(msg).starts_with("'") &&
-          StringRef(msg).contains("failed to infer returned types"))
-        return success();
-      if (!messages.empty())
-        messages += "; ";
-      messages += msg;
-      return success();
-    });
-    OperationState state(c.loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attrs);
-    state.addTypes(c.builder.getNoneType());
-    op = c.builder.create(state);
-    SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(
-            ctx, c.loc, op->getOperands(), op->getRawDictionaryAttrs(),
-            op->getPropertiesStorage(), op->getRegions(), types)) ||
-        types.size() != 1) {
-      ok = failure();
-    } else {
-      op->getResult(0).setType(types[0]);
-      ok = verify(op);
-    }
-  }
-  if (failed(ok)) {
-    op->erase();
+  Operation *op =
+      createInferredOp<OpTy>(c.builder, c.loc, operands, attrs, 1, messages);
+  if (!op) {
     c.error() << (messages.empty() ? std::string("invalid node") : messages);
     return failure();
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Import/OnnxImporter.h"
+#include "BuildChecked.h"
 #include "ImportConv.h"
 #include "nn/NNOps.h"
 
@@ -259,47 +260,10 @@ template <typename OpTy>
 FailureOr<Operation *>
 Importer::buildOp(const onnx::NodeProto &node, ValueRange operands,
                   ArrayRef<NamedAttribute> attrs, unsigned numResults) {
-  Location loc = nodeLoc(node);
-  // Collect what inference and the verifier say, and report it as one line
-  // naming the node.
   std::string messages;
-  LogicalResult ok = success();
-  Operation *op = nullptr;
-  {
-    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      if (diag.getSeverity() != DiagnosticSeverity::Error)
-        return success();
-      std::string msg = diag.str();
-      // The verifier's restatement of an inference failure adds nothing.
-      if (StringRef(msg).starts_with("'") &&
-          StringRef(msg).contains("failed to infer returned types"))
-        return success();
-      if (!messages.empty())
-        messages += "; ";
-      messages += msg;
-      return success();
-    });
-    OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attrs);
-    // Placeholder result types; the op's own inference replaces them below.
-    for (unsigned i = 0; i < numResults; ++i)
-      state.addTypes(b.getNoneType());
-    op = b.create(state);
-    SmallVector<Type> types;
-    if (failed(OpTy::inferReturnTypes(
-            ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
-            op->getPropertiesStorage(), op->getRegions(), types)) ||
-        types.size() != numResults) {
-      ok = failure();
-    } else {
-      for (unsigned i = 0; i < numResults; ++i)
-        op->getResult(i).setType(types[i]);
-      ok = verify(op);
-    }
-  }
-  if (failed(ok)) {
-    op->erase();
+  Operation *op = detail::createInferredOp<OpTy>(b, nodeLoc(node), operands,
+                                                 attrs, numResults, messages);
+  if (!op) {
     nodeError(node) << (messages.empty() ? std::string("invalid node")
                                          : messages);
     return failure();
