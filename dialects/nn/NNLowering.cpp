@@ -1216,12 +1216,9 @@ Results GatherOp::lowerToLinalg(OpBuilder &b) {
           [&](OpBuilder &nb, Location l, ValueRange a) {
             // ONNX allows negative indices; anything else out of range is
             // an error, not a silent out-of-bounds read.
+            Value wrapped = wrapNegativeIndex(nb, l, a[0], axisSize);
             Value size = arith::ConstantIntOp::create(nb, l, axisSize, 64);
             Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
-            Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                              a[0], zero);
-            Value wrapped = arith::SelectOp::create(
-                nb, l, neg, arith::AddIOp::create(nb, l, a[0], size), a[0]);
             Value inRange = arith::AndIOp::create(
                 nb, l,
                 arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, wrapped,

@@ -72,12 +72,7 @@ Results GatherGradOp::lowerToLinalg(OpBuilder &b) {
           [&](OpBuilder &nb, Location l, ValueRange a) {
             // Negative indices count from the end (the forward asserts the
             // range).
-            Value size = arith::ConstantIntOp::create(nb, l, axisSize, 64);
-            Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
-            Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                              a[1], zero);
-            Value wrapped = arith::SelectOp::create(
-                nb, l, neg, arith::AddIOp::create(nb, l, a[1], size), a[1]);
+            Value wrapped = wrapNegativeIndex(nb, l, a[1], axisSize);
             Value at = arith::IndexCastOp::create(
                 nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
             Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,

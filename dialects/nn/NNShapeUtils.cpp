@@ -159,6 +159,15 @@ Value buildMappedElementwise(
       .getResult(0);
 }
 
+Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
+  Value n = arith::ConstantIntOp::create(b, loc, size, 64);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
+  return arith::SelectOp::create(
+      b, loc, neg, arith::AddIOp::create(b, loc, index, n), index);
+}
+
 Value f32Const(OpBuilder &b, Location loc, float v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
 }

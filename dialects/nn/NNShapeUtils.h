@@ -75,6 +75,11 @@ mlir::Value buildMappedElementwise(
                                    mlir::ValueRange)>
         body);
 
+/// An i64 index into a dim of size `size` with ONNX's negative indices
+/// (counting from the end) wrapped to non-negative ones.
+mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value index, int64_t size);
+
 /// A scalar f32 constant.
 mlir::Value f32Const(mlir::OpBuilder &b, mlir::Location loc, float v);
 
