@@ -12,16 +12,8 @@ APT_PACKAGES=(cmake ninja-build ccache g++ pkg-config
   openmpi-bin libopenmpi-dev libopenblas-dev
   nlohmann-json3-dev libgtest-dev zlib1g-dev)
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/apt-install.sh
+apt_install setup "${APT_PACKAGES[@]}"
 
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c "import onnx, onnxruntime, numpy, sklearn" >/dev/null 2>&1; then

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
+scripts/setup-torch.sh build/torch-venv
 ninja -C build -j "${JOBS:-2}" autodist-runtime-tests fake-model-train
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

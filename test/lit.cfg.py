@@ -34,14 +34,20 @@ llvm_config.add_tool_substitutions(
     ["autodist-opt", "autodist-translate", "autodist-compile"],
     [config.autodist_tools_dir])
 
-# An interpreter with torch, for the torch.onnx.export test.
+# An interpreter with torch, for the PyTorch-export tests: the venv that
+# scripts/setup-torch.sh makes (Debian's torch + transformers) comes first.
 import subprocess
-for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"), config.python_executable,
-                  "/usr/bin/python3"]:
-    if candidate and subprocess.run([candidate, "-c", "import torch, onnx"],
-                                    capture_output=True).returncode == 0:
+for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"),
+                  os.path.join(config.autodist_obj_root, "torch-venv", "bin", "python"),
+                  config.python_executable, "/usr/bin/python3"]:
+    if candidate and os.path.exists(candidate) and subprocess.run(
+            [candidate, "-c", "import torch"], capture_output=True).returncode == 0:
         config.substitutions.append(("%torchpy", candidate))
         config.available_features.add("torch")
+        for module in ["torchvision", "transformers"]:
+            if subprocess.run([candidate, "-c", "import " + module],
+                              capture_output=True).returncode == 0:
+                config.available_features.add(module)
         break
 
 if shutil.which("mpirun"):

@@ -112,6 +112,21 @@ BatchNormOp::buildTrainingForm(OpBuilder &b, SmallVectorImpl<Value> &results,
   return success();
 }
 
+SmallVector<unsigned> BatchNormTrainOp::getStateOperandIndices() {
+  return {3, 4};
+}
+
+LogicalResult
+BatchNormTrainOp::buildTrainingForm(OpBuilder &b,
+                                    SmallVectorImpl<Value> &results,
+                                    SmallVectorImpl<Value> &newStates) {
+  // Already the training form: a copy replaces it.
+  auto train = cast<BatchNormTrainOp>(b.clone(*getOperation()));
+  results.assign(train->result_begin(), train->result_end());
+  newStates.assign({train.getNewMean(), train.getNewVar()});
+  return success();
+}
+
 LogicalResult BatchNormTrainOp::buildVJP(OpBuilder &b,
                                          ArrayRef<Value> resultGrads,
                                          SmallVectorImpl<Value> &operandGrads) {

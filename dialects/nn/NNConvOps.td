@@ -141,7 +141,8 @@ def NN_BatchNormOp : NN_DiffOp<"batch_norm",
 // Training forms and gradients of the CNN, embedding and normalization ops
 //===----------------------------------------------------------------------===//
 
-def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train"> {
+def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
+    [DeclareOpInterfaceMethods<StatefulOpInterface>]> {
   let summary = "Batch normalization in training form (batch statistics)";
   let description = [{
     ONNX `BatchNormalization` with `training_mode = 1` on an input
@@ -153,7 +154,10 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train"> {
     `new_var = momentum * var + (1 - momentum) * batch_var * n / (n - 1)`
     (`n` the number of values per channel: the running variance is
     unbiased, as PyTorch's `running_var`). `batch_mean` and `batch_var` are
-    what the gradient (`nn.batch_norm_grad`) needs.
+    what the gradient (`nn.batch_norm_grad`) needs. The importer builds it
+    for `training_mode = 1` nodes (models exported in training mode); it
+    is its own training form, so the train step writes `new_mean` and
+    `new_var` back to the running-statistic parameters.
 
     ```mlir
     %y, %m1, %v1, %bm, %bv = nn.batch_norm_train %x, %scale, %bias, %mean, %var

@@ -24,6 +24,9 @@ Models (file ``<name>.onnx`` in --out-dir):
   averagepool_dilations  AveragePool with dilations [2, 1] and pads (opset 19)
   global_averagepool GlobalAveragePool added back to its input      (opset 11)
   batchnorm          BatchNormalization (epsilon 1e-3) on NCHW       (opset 15)
+  batchnorm_train    BatchNormalization with training_mode 1: batch
+                     statistics, as training-mode exports have them;
+                     only with --only batchnorm_train              (opset 15)
   batchnorm_2d       BatchNormalization on [batch, C], spatial=1 attribute
                      of opset 7                                      (opset 7)
   cnn_block          Conv -> BatchNormalization -> Relu -> MaxPool ->
@@ -132,6 +135,14 @@ def batchnorm(b):
     return b.model("batchnorm", [("x", [B, 4, 5, 6])], y, [B, 4, 5, 6], 15)
 
 
+def batchnorm_train(b):
+    y, _, _ = b.node("BatchNormalization",
+                     ["x", b.weight("scale", [4], 0.5, 2.0), b.weight("bias", [4]),
+                      b.weight("mean", [4], -0.5, 0.5), b.weight("var", [4], 0.5, 2.0)],
+                     n_out=3, training_mode=1)
+    return b.model("batchnorm_train", [("x", [B, 4, 5, 6])], y, [B, 4, 5, 6], 15)
+
+
 def batchnorm_2d(b):
     y = b.node("BatchNormalization",
                ["x", b.weight("scale", [5], 0.5, 2.0), b.weight("bias", [5]),
@@ -160,6 +171,9 @@ def cnn_block(b):
 FAMILIES = [conv_pads, conv_strides, conv_group, conv_auto_pad, maxpool,
             averagepool, averagepool_dilations, global_averagepool, batchnorm,
             batchnorm_2d, cnn_block]
+# Written only when --only names them: batch statistics depend on how the
+# samples are batched, so they are checked on one whole batch.
+WHOLE_BATCH_FAMILIES = [batchnorm_train]
 
 
 def bad_models():
@@ -182,7 +196,7 @@ def bad_models():
             mk("AveragePool", ["x"], ["y"], name="bad")], x4, 11),
         "batchnorm_training": bad_model("batchnorm_training", [
             mk("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bad",
-               training_mode=1)], x4, 15, bn_params),
+               training_mode=2)], x4, 15, bn_params),
         "batchnorm_channels": bad_model("batchnorm_channels", [
             mk("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bad")],
             [("x", [B, 3, 4, 4])], 15, bn_params),
@@ -217,8 +231,9 @@ def main():
             onnx.save(m, path)
             print(f"wrote {path}")
         return
-    for i, fam in enumerate(FAMILIES):
-        if args.only and fam.__name__ not in args.only:
+    for i, fam in enumerate(FAMILIES + WHOLE_BATCH_FAMILIES):
+        if (args.only or fam in WHOLE_BATCH_FAMILIES) and \
+                fam.__name__ not in (args.only or []):
             continue
         m = fam(Builder(np.random.default_rng(args.seed + i)))
         path = os.path.join(args.out_dir, fam.__name__ + ".onnx")

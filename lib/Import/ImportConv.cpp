@@ -72,16 +72,26 @@ std::string listStr(ArrayRef<int64_t> v) {
 /// Builds `OpTy` with result types from its own inference and verifies it;
 /// what inference and the verifier say becomes one error naming the node.
 template <typename OpTy>
-FailureOr<Value> buildChecked(const NodeImportContext &c, ValueRange operands,
-                              ArrayRef<NamedAttribute> attrs) {
+FailureOr<Operation *>
+buildCheckedOp(const NodeImportContext &c, ValueRange operands,
+               ArrayRef<NamedAttribute> attrs, unsigned numResults) {
   std::string messages;
-  Operation *op =
-      createInferredOp<OpTy>(c.builder, c.loc, operands, attrs, 1, messages);
+  Operation *op = createInferredOp<OpTy>(c.builder, c.loc, operands, attrs,
+                                         numResults, messages);
   if (!op) {
     c.error() << (messages.empty() ? std::string("invalid node") : messages);
     return failure();
   }
-  return op->getResult(0);
+  return op;
+}
+
+template <typename OpTy>
+FailureOr<Value> buildChecked(const NodeImportContext &c, ValueRange operands,
+                              ArrayRef<NamedAttribute> attrs) {
+  FailureOr<Operation *> op = buildCheckedOp<OpTy>(c, operands, attrs, 1);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
 }
 
 /// The static shape of input `v` (rank 4, NCHW) or an error.
@@ -262,9 +272,10 @@ FailureOr<Value> importPool(const onnx::NodeProto &node,
 FailureOr<Value> importBatchNorm(const onnx::NodeProto &node,
                                  const NodeImportContext &c) {
   OpBuilder &b = c.builder;
-  if (int64_t t = attrInt(node, "training_mode", 0); t != 0) {
-    c.error() << "attribute 'training_mode' = " << t
-              << " is not supported (only inference: 0)";
+  int64_t training = attrInt(node, "training_mode", 0);
+  if (training != 0 && training != 1) {
+    c.error() << "attribute 'training_mode' = " << training
+              << " must be 0 or 1";
     return failure();
   }
   if (int64_t s = attrInt(node, "spatial", 1); s != 1) {
@@ -272,10 +283,18 @@ FailureOr<Value> importBatchNorm(const onnx::NodeProto &node,
               << " is not supported (only 1: per-channel statistics)";
     return failure();
   }
-  if (failed(onlyFirstOutput(c, node,
-                             "the running/saved mean and variance outputs "
-                             "are not supported (inference only)")))
+  // Inference form: only Y is defined. Training form: Y and the updated
+  // running mean and variance (which the train step writes back).
+  if (!training &&
+      failed(onlyFirstOutput(c, node,
+                             "the running mean and variance outputs need "
+                             "training_mode = 1")))
     return failure();
+  if (training && node.output_size() > 3) {
+    c.error() << "the saved mean and variance outputs (before opset 14) are "
+                 "not supported";
+    return failure();
+  }
   SmallVector<Value> operands;
   for (int i = 0; i < 5; ++i) {
     FailureOr<Value> v = c.operand(i);
@@ -297,7 +316,16 @@ FailureOr<Value> importBatchNorm(const onnx::NodeProto &node,
   // Only the training form (autodist-compile --train) uses the momentum.
   if (momentum != 0.9f)
     attrs.push_back(b.getNamedAttr("momentum", b.getF32FloatAttr(momentum)));
-  return buildChecked<nn::BatchNormOp>(c, operands, attrs);
+  if (!training)
+    return buildChecked<nn::BatchNormOp>(c, operands, attrs);
+  FailureOr<Operation *> op =
+      buildCheckedOp<nn::BatchNormTrainOp>(c, operands, attrs, 5);
+  if (failed(op))
+    return failure();
+  for (int i = 1; i < node.output_size() && i < 3; ++i)
+    if (!node.output(i).empty())
+      c.defineOutput(node.output(i), (*op)->getResult(i));
+  return (*op)->getResult(0);
 }
 
 } // namespace

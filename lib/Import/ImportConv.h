@@ -28,6 +28,9 @@ struct NodeImportContext {
   llvm::function_ref<mlir::FailureOr<mlir::Value>(int)> operand;
   /// Starts an error naming the node: `node 'n' (Conv): `.
   llvm::function_ref<mlir::InFlightDiagnostic()> error;
+  /// Names the value of a node output other than the first (the importer
+  /// binds the first to the returned value).
+  llvm::function_ref<void(const std::string &, mlir::Value)> defineOutput;
 };
 
 /// Whether `opType` is one of the ops importCnnNode handles.

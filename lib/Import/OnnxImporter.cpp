@@ -865,7 +865,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   } else if (detail::isCnnOp(type)) {
     result = detail::importCnnNode(
         node, {b, nodeLoc(node), [&](int i) { return operand(node, i); },
-               [&] { return nodeError(node); }});
+               [&] { return nodeError(node); },
+               [&](const std::string &name, Value v) { values[name] = v; }});
   } else {
     nodeError(node) << "unsupported ONNX op '" << type << "'";
     return failure();

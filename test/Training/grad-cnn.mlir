@@ -103,3 +103,28 @@ module {
     return %l : tensor<?x3x4xf32>
   }
 }
+
+// -----
+
+// A batch norm imported in training form (training_mode = 1) stays as it
+// is; its new running statistics are the running-statistic outputs.
+// CHECK-LABEL: func.func @train_step(
+// CHECK-SAME: %[[SCALE:[^:]*]]: tensor<3xf32> {nn.param = "s"}, %[[BIAS:[^:]*]]: tensor<3xf32> {nn.param = "b"}
+// CHECK-SAME: %[[MEAN:[^:]*]]: tensor<3xf32> {nn.param = "m"}, %[[VAR:[^:]*]]: tensor<3xf32> {nn.param = "v"}
+// CHECK: %[[Y:.*]], %[[NM:.*]], %[[NV:.*]], %[[BM:.*]], %[[BV:.*]] = nn.batch_norm_train %{{.*}}, %[[SCALE]], %[[BIAS]], %[[MEAN]], %[[VAR]]
+// CHECK-NOT: nn.batch_norm_train
+// CHECK: nn.batch_norm_grad %{{.*}}, %{{.*}}, %[[SCALE]], %[[BM]], %[[BV]]
+// CHECK: %[[NS:.*]] = nn.sgd_update %[[SCALE]]
+// CHECK: %[[NB:.*]] = nn.sgd_update %[[BIAS]]
+// CHECK: return %{{.*}}, %[[NS]], %[[NB]], %[[NM]], %[[NV]]
+
+module {
+  func.func @forward(%s: tensor<3xf32> {nn.param = "s"}, %b: tensor<3xf32> {nn.param = "b"},
+                     %m: tensor<3xf32> {nn.param = "m"}, %v: tensor<3xf32> {nn.param = "v"},
+                     %x: tensor<?x3xf32> {nn.input = "x"}) -> (tensor<?x3xf32> {nn.output = "y"}) {
+    %y, %nm, %nv, %bm, %bv = nn.batch_norm_train %x, %s, %b, %m, %v
+        : (tensor<?x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+        -> (tensor<?x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+    return %y : tensor<?x3xf32>
+  }
+}
