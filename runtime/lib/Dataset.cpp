@@ -33,6 +33,26 @@ Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
     numSamples_ = t.shape()[0];
     return t;
   };
+  // Inputs without a batch dimension (all static) given at exactly their
+  // shapes: one whole call, e.g. a node test whose inputs are unrelated
+  // matrices. Otherwise the leading dimension counts samples.
+  bool anyBatched = false;
+  for (const TensorSpec &in : inputs)
+    anyBatched |= in.isBatched();
+  if (!labels && !anyBatched) {
+    whole_ = true;
+    for (const TensorSpec &in : inputs) {
+      whole_ &= npz.has(in.name);
+      if (whole_)
+        whole_ &= npz.read(in.name, in.dtype).shape() == in.shape;
+    }
+    if (whole_) {
+      for (const TensorSpec &in : inputs)
+        inputs_.push_back(npz.read(in.name, in.dtype));
+      numSamples_ = 1;
+      return;
+    }
+  }
   for (const TensorSpec &in : inputs)
     inputs_.push_back(load(in));
   if (labels && (labelsRequired || npz.has(labels->name)))

@@ -128,8 +128,10 @@ Manifest Manifest::parse(std::string_view text) {
       if (d < 0)
         throw Error("invalid model manifest: parameter " + inQuotes(p.name) +
                     " has a dynamic dimension");
+  // Training splits every input along its leading dimension; inference
+  // also takes scalars (whole inputs).
   for (const TensorSpec &in : m.inputs)
-    if (in.shape.empty())
+    if (m.train && in.shape.empty())
       throw Error("invalid model manifest: input " + inQuotes(in.name) +
                   " has no batch dimension");
   if (m.train && m.train->labels && m.train->labels->shape.empty())

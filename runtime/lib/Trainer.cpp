@@ -245,9 +245,15 @@ void Trainer::setupInference() {
   params_ = loadInitialParams(model_.onnx, manifest_.params);
   inferSet_.emplace(opts_.inputs, manifest_.inputs, nullptr, false);
   checkIndexRanges(*inferSet_);
-  inferChunk_ =
-      chooseChunkSize(manifest_.inputs, manifest_.outputs,
-                      inferSet_->numSamples(), opts_.batchSize, opts_.inputs);
+  if (inferSet_->whole() && opts_.batchSize)
+    throw Error("--batch-size does not apply: the model's inputs have no "
+                "batch dimension and " +
+                inQuotes(opts_.inputs) + " gives them whole");
+  inferChunk_ = inferSet_->whole()
+                    ? 1
+                    : chooseChunkSize(manifest_.inputs, manifest_.outputs,
+                                      inferSet_->numSamples(), opts_.batchSize,
+                                      opts_.inputs);
   checkWritable(opts_.outputs);
 }
 
@@ -265,6 +271,13 @@ void Trainer::infer() {
   npz.finish();
   file.commit();
   int64_t calls = (n + inferChunk_ - 1) / inferChunk_;
+  if (inferSet_->whole()) {
+    std::printf("wrote %zu output%s (1 call on the whole inputs) to %s\n",
+                outs.size(), outs.size() == 1 ? "" : "s",
+                inQuotes(opts_.outputs).c_str());
+    std::fflush(stdout);
+    return;
+  }
   std::printf("wrote %zu output%s for %lld samples (%lld call%s) to %s\n",
               outs.size(), outs.size() == 1 ? "" : "s",
               static_cast<long long>(n), static_cast<long long>(calls),

@@ -60,3 +60,24 @@ TEST(Dataset, SampleCountMismatch) {
             "array 'labels' in data file '" + path +
                 "' has 4 samples, but the arrays before it have 5");
 }
+
+TEST(Dataset, WholeInputsWithoutBatchDimension) {
+  // Static inputs given at exactly their shapes are one call's arguments,
+  // even when their leading dimensions differ (a [3,5] x [5,4] product).
+  const std::vector<TensorSpec> specs = {{"a", {3, 5}, DType::F32},
+                                         {"b", {5, 4}, DType::F32},
+                                         {"s", {}, DType::F32}};
+  std::string path = tempPath("whole.npz");
+  writeZip(path,
+           {{"a.npy", encodeNpy(Tensor(DType::F32, {3, 5}))},
+            {"b.npy", encodeNpy(Tensor(DType::F32, {5, 4}))},
+            {"s.npy", encodeNpy(Tensor(DType::F32, {}))}},
+           false);
+  Dataset ds(path, specs, nullptr, false);
+  EXPECT_TRUE(ds.whole());
+  EXPECT_EQ(ds.numSamples(), 1);
+  EXPECT_EQ(ds.inputs()[1].shape(), (std::vector<int64_t>{5, 4}));
+  // A batched input keeps the sample semantics.
+  EXPECT_FALSE(
+      Dataset(writeData({5, 2, 3}, 5), kInputs, nullptr, false).whole());
+}

@@ -26,7 +26,11 @@ public:
           const TensorSpec *labels, bool labelsRequired);
 
   const std::string &path() const { return path_; }
+  /// 1 when whole() is true.
   int64_t numSamples() const { return numSamples_; }
+  /// Whether no input has a batch dimension and the file gives each at
+  /// exactly its shape: the arrays are one call's arguments, not samples.
+  bool whole() const { return whole_; }
   std::vector<Tensor> &inputs() { return inputs_; }
   /// Null when the file has no labels (or none were asked for).
   Tensor *labels() { return labels_ ? &*labels_ : nullptr; }
@@ -34,6 +38,7 @@ public:
 private:
   std::string path_;
   int64_t numSamples_ = -1;
+  bool whole_ = false;
   std::vector<Tensor> inputs_;
   std::optional<Tensor> labels_;
 };
