@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
 scripts/setup-torch.sh build/torch-venv
+source scripts/apt-install.sh
+apt_install test libonnx-testdata   # the ONNX backend node tests
 ninja -C build -j "${JOBS:-2}" autodist-runtime-tests fake-model-train
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -50,5 +50,13 @@ for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"),
                 config.available_features.add(module)
         break
 
+# The ONNX backend node tests (Debian's libonnx-testdata).
+for candidate in [os.environ.get("AUTODIST_ONNX_TESTDATA"),
+                  "/usr/share/libonnx-testdata/data"]:
+    if candidate and os.path.isdir(os.path.join(candidate, "node")):
+        config.substitutions.append(("%onnx_testdata", candidate))
+        config.available_features.add("onnx-testdata")
+        break
+
 if shutil.which("mpirun"):
     config.available_features.add("mpi")

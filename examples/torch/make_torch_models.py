@@ -32,14 +32,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_models  # noqa: E402
 
 
-def build(name, seed, batch):
+def build(name, seed, batch, layers=None):
     if name == "lenet_nobn":
         return torch_models.build("lenet", seed, batch, batchnorm=False)
+    if layers:
+        return torch_models.build(name, seed, batch, layers=layers)
     return torch_models.build(name, seed, batch)
 
 
 def export(a):
-    model, example, names, axes, kind = build(a.model, a.seed, a.batch)
+    model, example, names, axes, kind = build(a.model, a.seed, a.batch, a.layers)
     os.makedirs(a.out_dir, exist_ok=True)
     path = os.path.join(a.out_dir, a.model + ".onnx")
     mode = torch.onnx.TrainingMode.TRAINING if a.training else torch.onnx.TrainingMode.EVAL
@@ -53,7 +55,7 @@ def export(a):
     inputs = {n: data[n][:a.batch] for n in names}
     np.savez(os.path.join(a.out_dir, "in.npz"), **inputs)
     # Reference outputs from a fresh copy (export may have run forward).
-    model, _, _, _, _ = build(a.model, a.seed, a.batch)
+    model, _, _, _, _ = build(a.model, a.seed, a.batch, a.layers)
     model.train(a.training)
     with torch.no_grad():
         out = model(*[torch.from_numpy(inputs[n]) for n in names])
@@ -69,7 +71,7 @@ def loss_of(kind, logits, labels):
 
 
 def train(a):
-    model, _, names, _, kind = build(a.model, a.seed, a.batch_size)
+    model, _, names, _, kind = build(a.model, a.seed, a.batch_size, a.layers)
     model.train()
     d = np.load(a.data)
     xs = [torch.from_numpy(d[n]) for n in names]
@@ -105,6 +107,7 @@ def main():
     p.add_argument("--opset", type=int, default=14)
     p.add_argument("--training", action="store_true",
                    help="export in training mode (BatchNormalization kept)")
+    p.add_argument("--layers", type=int, help="number of blocks of the gpt model (default 2)")
     p.add_argument("--samples", type=int, default=64)
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--data")

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Run the ONNX backend node tests through the inference executable.
+
+For every node test of the ONNX backend suite (Debian's libonnx-testdata:
+DATA/node/test_*/model.onnx plus test_data_set_*/input_*.pb and
+output_*.pb) whose nodes all are operators we support, this
+
+  1. compiles the model: `autodist-compile model.onnx -o t.infer --quiet`;
+  2. writes the inputs of each data set as an .npz named by the graph inputs
+     and runs `t.infer --inputs=in.npz --outputs=out.npz`;
+  3. compares every output with the expected one (same shape; integers and
+     booleans exactly; floats |a - b| <= atol + rtol * |b|, rtol 1e-4,
+     atol 1e-5).
+
+Each test ends as
+  pass      every data set matches;
+  rejected  the compiler refused it with an error naming the problem
+            (an unsupported attribute value, input type, ...): no output;
+  wrong     it compiled and ran but an output differs: a silent wrong answer;
+  crash     the compiler or the executable died or failed at run time.
+
+Prints one line per test and a per-operator table; exits 1 if any test is
+wrong or crashed (rejections are allowed: docs/conformance.md lists them).
+
+  run_conformance.py --data /usr/share/libonnx-testdata/data --work DIR
+      [--compiler autodist-compile] [--jobs 2] [--markdown docs/conformance.md]
+      [--only PATTERN ...] [--min-pass N]
+"""
+import argparse
+import collections
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+# The operators of docs/operators.md (the importer's ONNX op types).
+SUPPORTED = set("""Add AveragePool BatchNormalization Cast Concat Constant ConstantOfShape Conv
+Div Dropout Equal Erf Exp Expand Flatten Gather Gelu Gemm GlobalAveragePool Identity
+LayerNormalization LeakyRelu Log LogSoftmax MatMul MaxPool Mul Neg Not Pow Range ReduceMax
+ReduceMean ReduceSum Relu Reshape Shape Sigmoid Slice Softmax Split Sqrt Squeeze Sub Tanh
+Transpose Trilu Unsqueeze Where""".split())
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if "error" in line:
+            return re.sub(r"^\S*model\.onnx:\d+:\d+: ", "", line.strip())
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else "(no message)"
+
+
+def compare(got, exp):
+    if got.shape != exp.shape:
+        return f"shape {list(got.shape)}, expected {list(exp.shape)}"
+    if exp.dtype.kind in "biu":
+        if not np.array_equal(got.astype(exp.dtype), exp):
+            return "integer/boolean values differ"
+        return None
+    g, e = got.astype(np.float64), exp.astype(np.float64)
+    same_nan = np.isnan(g) == np.isnan(e)
+    ok = np.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+    if not (ok.all() and same_nan.all()):
+        bad = np.argmax(~ok)
+        return (f"max abs difference {np.nanmax(np.abs(g - e)):.3g} "
+                f"(first at flat index {bad}: {g.flat[bad]:.6g} vs {e.flat[bad]:.6g})")
+    return None
+
+
+def run_test(test_dir, work, compiler):
+    name = os.path.basename(test_dir)
+    model = onnx.load(os.path.join(test_dir, "model.onnx"))
+    op = model.graph.node[0].op_type if model.graph.node else "?"
+    inits = {i.name for i in model.graph.initializer}
+    in_names = [i.name for i in model.graph.input if i.name not in inits]
+    out_names = [o.name for o in model.graph.output]
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "t.infer")
+    p = subprocess.run([compiler, os.path.join(test_dir, "model.onnx"), "-o", exe, "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        died = p.returncode < 0 or "Stack dump" in p.stdout or "Assertion" in p.stdout
+        if died or "error" not in p.stdout:
+            return name, op, "crash", "compiler: " + first_error(p.stdout)
+        return name, op, "rejected", first_error(p.stdout)
+    sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
+    for s in sets:
+        ins = {n: load_pb(os.path.join(s, f"input_{i}.pb")) for i, n in enumerate(in_names)}
+        np.savez(os.path.join(d, "in.npz"), **ins)
+        out = os.path.join(d, "out.npz")
+        if os.path.exists(out):
+            os.remove(out)
+        r = subprocess.run([exe, f"--inputs={d}/in.npz", f"--outputs={out}"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return name, op, "crash", "run: " + first_error(r.stdout)
+        got = np.load(out)
+        for i, n in enumerate(out_names):
+            exp = load_pb(os.path.join(s, f"output_{i}.pb"))
+            if n not in got.files:
+                return name, op, "wrong", f"output '{n}' missing"
+            why = compare(got[n], exp)
+            if why:
+                return name, op, "wrong", f"{os.path.basename(s)} output '{n}': {why}"
+    return name, op, "pass", ""
+
+
+def selected_tests(data, only):
+    tests = []
+    for m in sorted(glob.glob(os.path.join(data, "node", "test_*", "model.onnx"))):
+        t = os.path.dirname(m)
+        if only and not any(re.search(p, os.path.basename(t)) for p in only):
+            continue
+        model = onnx.load(m, load_external_data=False)
+        types = {n.op_type for n in model.graph.node}
+        if types and types <= SUPPORTED:
+            tests.append(t)
+    return tests
+
+
+def markdown(results):
+    by_op = collections.defaultdict(collections.Counter)
+    for _, op, status, _ in results:
+        by_op[op][status] += 1
+    lines = ["| operator | tests | pass | rejected (clear error) | wrong | crash |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for op in sorted(by_op):
+        c = by_op[op]
+        lines.append(f"| {op} | {sum(c.values())} | {c['pass']} | {c['rejected']} | "
+                     f"{c['wrong']} | {c['crash']} |")
+    total = collections.Counter(s for _, _, s, _ in results)
+    lines.append(f"| **all** | {len(results)} | {total['pass']} | {total['rejected']} | "
+                 f"{total['wrong']} | {total['crash']} |")
+    lines += ["", "Tests not passing, with the reason:", "",
+              "| test | status | reason |", "|---|---|---|"]
+    for name, _, status, why in sorted(results):
+        if status != "pass":
+            lines.append(f"| `{name}` | {status} | {why.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--compiler", default="autodist-compile")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--markdown", help="write the per-operator table here")
+    ap.add_argument("--only", nargs="*", help="regular expressions on test names")
+    ap.add_argument("--min-pass", type=int, default=0,
+                    help="fail when fewer tests pass (a regression floor)")
+    a = ap.parse_args()
+    tests = selected_tests(a.data, a.only)
+    if not tests:
+        sys.exit(f"run_conformance.py: no node tests of supported operators under {a.data}")
+    print(f"{len(tests)} node tests use only supported operators", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(lambda t: run_test(t, a.work, a.compiler), tests))
+    for name, op, status, why in results:
+        print(f"{status.upper():8s} {name} ({op}){': ' + why if why else ''}")
+    md = markdown(results)
+    print(md)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(md)
+    total = collections.Counter(s for _, _, s, _ in results)
+    print(f"conformance: {total['pass']} pass, {total['rejected']} rejected, "
+          f"{total['wrong']} wrong, {total['crash']} crash")
+    if total["pass"] < a.min_pass:
+        print(f"conformance: FAIL: {total['pass']} pass, fewer than --min-pass {a.min_pass}")
+        sys.exit(1)
+    sys.exit(1 if total["wrong"] or total["crash"] else 0)
+
+
+if __name__ == "__main__":
+    main()
