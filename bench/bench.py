@@ -2,16 +2,19 @@
 """AutoDist-MLIR vs PyTorch DDP (gloo) training throughput on this machine.
 
 Usually run through bench/run.sh (see bench/README.md). For each workload
-MODEL:B (--workloads; MODEL mlp, cnn or transformer, B the per-rank batch):
+MODEL:B (--workloads; MODEL mlp, cnn, resnet18, transformer or gpt, B the
+per-rank batch):
 
-1. writes the ONNX model (bench/make_mlp.py, examples/models/make_models.py)
-   and synthetic data (.npz),
+1. writes the ONNX model (bench/make_mlp.py, examples/models/make_models.py;
+   resnet18 and gpt: exported from examples/torch/torch_models.py by
+   examples/torch/make_torch_models.py) and synthetic data (.npz),
 2. compiles it: autodist-compile M.onnx --train --loss=cross_entropy
    --optimizer=sgd --lr=0.01 --strategy=allreduce -o M.train --quiet,
 3. runs, alternating, after one discarded warm-up round, R measured rounds of
      ours: mpirun -np 2 M.train --data=D --steps=S --batch-size=B --log=...
      ddp:  mpirun -np 2 /usr/bin/python3 bench/ddp_onnx.py (same model, same
-           initial weights, same batches, SGD, DDP over gloo)
+           initial weights, same batches, SGD, DDP over gloo; for resnet18
+           and gpt bench/ddp_torch.py trains the PyTorch module itself)
    both with OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 (and
    torch.set_num_threads(1)), each rank under /usr/bin/time -f %M (peak RSS),
 4. reads the JSONL step logs (rank 0; same format for both) and computes the
@@ -122,7 +125,7 @@ def openblas_core(exe):
 
 # ---------------------------------------------------------------- workloads
 
-def model_info(path):
+def model_info(path, fixed_dims=None):
     """Parameters, input specs and training FLOPs per sample of an ONNX model.
 
     FLOPs count the matmul-like ops only (Gemm, MatMul, Conv; shapes from ONNX
@@ -135,6 +138,9 @@ def model_info(path):
     m = onnx.load(path)
     inputs = {}
     for i in m.graph.input:
+        if fixed_dims and i.name in fixed_dims:  # symbolic dims given
+            for d, v in zip(i.type.tensor_type.shape.dim, fixed_dims[i.name]):
+                d.dim_value = v
         dims = [d.dim_value for d in i.type.tensor_type.shape.dim]
         inputs[i.name] = {"shape": dims[1:],
                           "elem_type": i.type.tensor_type.elem_type}
@@ -245,8 +251,10 @@ def run_arm(arm, wl, work, tag, args):
     else:
         env.update({"MASTER_ADDR": "127.0.0.1",
                     "MASTER_PORT": str(free_port())})
-        prog = [args.torch_python, os.path.join(BENCH, "ddp_onnx.py"),
-                "--onnx", wl["onnx"], "--data", wl["data"], "--steps",
+        twin = (["ddp_torch.py", "--model", wl["torch_model"]]
+                if wl.get("torch_model") else ["ddp_onnx.py", "--onnx", wl["onnx"]])
+        prog = [args.torch_python, os.path.join(BENCH, twin[0])] + twin[1:] + [
+                "--data", wl["data"], "--steps",
                 str(wl["steps"]), "--batch-size", str(wl["batch"]), "--lr",
                 "0.01", "--log", logf]
     la = loadavg()
@@ -281,11 +289,39 @@ def summarize(runs):
             "peak_rss_mib_per_rank_runs": [r["peak_rss_mib"] for r in runs]}
 
 
-def prepare_model(kind, work, args):
+# Workloads exported from the PyTorch modules of examples/torch/torch_models.py
+# (the DDP arm trains the module itself, bench/ddp_torch.py): name, export
+# flags, compile flags (the GPT's sequence dim is fixed; its batch too, since
+# its shape arithmetic is folded at import), description.
+TORCH_KINDS = {
+    "resnet18": ("resnet18", ["--training"], lambda b: [],
+                 "torchvision ResNet-18 (10 classes, x[3,32,32], exported in "
+                 "training mode: 20 BatchNormalization kept)"),
+    "gpt": ("gpt", [], lambda b: [f"--input-shape=ids:{b}x16"],
+            "GPT-style decoder (examples/torch/torch_models.py: 2 pre-LN "
+            "blocks, d=32, 4 heads, seq 16, vocab 64, tied head; loss over "
+            "tokens)"),
+}
+
+
+def prepare_model(kind, work, args, batch=None):
     """Writes the ONNX model of a workload kind and compiles it. Returns
     {name, onnx, exe, info, description, compile_s} or {name, error} when
-    autodist-compile --train rejects it."""
-    if kind == "mlp":
+    autodist-compile --train rejects it. Torch kinds also write their data
+    (`data`, the export's samples) and name the module (`torch_model`)."""
+    extra_flags, torch_model = [], None
+    if kind in TORCH_KINDS:
+        torch_model, export_flags, flags, desc = TORCH_KINDS[kind]
+        name = f"{kind}-b{batch}"
+        out = os.path.join(work, name)
+        run([args.torch_python, os.path.join(ROOT, "examples", "torch",
+                                             "make_torch_models.py"),
+             "export", "--model", torch_model, "--opset", "14", "--out-dir", out,
+             "--samples", str(batch * RANKS * 8)] + export_flags)
+        path = os.path.join(out, f"{torch_model}.onnx")
+        extra_flags = flags(batch)
+        gen = None
+    elif kind == "mlp":
         hidden = [int(h) for h in args.mlp_hidden.split(",") if h]
         dims = [args.mlp_in] + hidden + [args.mlp_classes]
         name = "mlp-" + "-".join(str(d) for d in dims)
@@ -311,13 +347,15 @@ def prepare_model(kind, work, args):
                 "pool, 4 classes)")
     else:
         sys.exit(f"bench.py: error: unknown workload model {kind!r}")
-    path = os.path.join(work, f"{name}.onnx")
-    run([sys.executable] + gen + ["--out", path])
+    if gen:
+        path = os.path.join(work, f"{name}.onnx")
+        run([sys.executable] + gen + ["--out", path])
     exe = os.path.join(work, f"{name}.train")
     t = time.perf_counter()
     p = subprocess.run([args.compiler, path, "--train", "--loss=cross_entropy",
                         "--optimizer=sgd", "--lr=0.01", "--strategy=allreduce",
-                        "-o", exe, "--quiet"], capture_output=True, text=True)
+                        "-o", exe, "--quiet"] + extra_flags,
+                       capture_output=True, text=True)
     compile_s = time.perf_counter() - t
     if p.returncode != 0:
         msg = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -326,8 +364,14 @@ def prepare_model(kind, work, args):
         log(f"skipping {name}: autodist-compile --train fails: {msg}")
         return {"name": name, "error": f"autodist-compile --train fails: {msg}"}
     log(f"compiled {name} in {compile_s:.1f}s")
-    return {"name": name, "onnx": path, "exe": exe, "info": model_info(path),
-            "description": desc, "compile_s": compile_s}
+    fixed = {"ids": [batch, 16]} if kind == "gpt" else None
+    m = {"name": name, "onnx": path, "exe": exe,
+         "info": model_info(path, fixed), "description": desc,
+         "compile_s": compile_s}
+    if torch_model:
+        m["torch_model"] = torch_model
+        m["data"] = os.path.join(os.path.dirname(path), "data.npz")
+    return m
 
 
 # ---------------------------------------------------------------- report
@@ -382,6 +426,9 @@ def write_md(res, path):
                      f"{fmt(s['train_gflops'], 1)} | "
                      f"{100 * s['fraction_of_peak']:.1f}% |")
     L.append("")
+    if res.get("geomean_ratio"):
+        L.append(f"Geometric mean of ours/DDP over the {len(res['workloads'])} "
+                 f"workloads: **{res['geomean_ratio']:.2f}x**.\n")
     for w in res["workloads"]:
         L.append(f"- {w['name']} B={w['batch']}: {w['description']}; "
                  f"{w['params']:,} params, {w['flops_per_sample'] / 1e6:.1f} "
@@ -411,10 +458,11 @@ def main():
                                                        "autodist-compile"))
     ap.add_argument("--torch-python", default=os.environ.get(
         "AUTODIST_TORCH_PYTHON", "/usr/bin/python3"))
-    ap.add_argument("--workloads", default="mlp:128,mlp:32,cnn:64,transformer:16",
+    ap.add_argument("--workloads",
+                    default="mlp:128,cnn:64,resnet18:16,transformer:16,gpt:16",
                     help="comma-separated MODEL:BATCH (per-rank batch); MODEL "
-                         "is mlp, cnn or transformer (default "
-                         "mlp:128,mlp:32,cnn:64,transformer:16)")
+                         "is mlp, cnn, resnet18, transformer or gpt (default "
+                         "mlp:128,cnn:64,resnet18:16,transformer:16,gpt:16)")
     ap.add_argument("--mlp-in", type=int, default=784)
     ap.add_argument("--mlp-hidden", default="1024,1024,1024")
     ap.add_argument("--mlp-classes", type=int, default=10)
@@ -469,16 +517,20 @@ def main():
     for spec in [w for w in args.workloads.split(",") if w]:
         kind, batch = spec.split(":")
         batch = int(batch)
-        if kind not in models:
-            models[kind] = prepare_model(kind, work, args)
-        m = models[kind]
+        key = spec if kind in TORCH_KINDS else kind  # torch kinds: per batch
+        if key not in models:
+            models[key] = prepare_model(kind, work, args, batch)
+        m = models[key]
         if "error" in m:
             continue
-        data = os.path.join(work, f"{m['name']}.b{batch}.npz")
-        make_data(data, m["info"], batch * RANKS * 8)
+        data = m.get("data")
+        if not data:
+            data = os.path.join(work, f"{m['name']}.b{batch}.npz")
+            make_data(data, m["info"], batch * RANKS * 8)
         arms = ["ours", "ddp"] + (["ours_malloc"] if spec in malloc_arm else [])
         wl = {"name": m["name"], "batch": batch, "onnx": m["onnx"],
-              "exe": m["exe"], "data": data, "steps": args.steps}
+              "exe": m["exe"], "data": data, "steps": args.steps,
+              "torch_model": m.get("torch_model")}
         runs = {a: [] for a in arms}
         for rnd in range(args.rounds + 1):  # round 0: warm-up, discarded
             order = arms if rnd % 2 == 0 else arms[::-1]
@@ -525,7 +577,10 @@ def main():
         w["ratio_ours_over_ddp"] = (w["arms"]["ours"]["samples_per_s_median"] /
                                     w["arms"]["ddp"]["samples_per_s_median"])
 
+    ratios = [w["ratio_ours_over_ddp"] for w in workloads]
+    geomean = (float(np.exp(np.mean(np.log(ratios)))) if ratios else None)
     res = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+           "geomean_ratio": geomean,
            "environment": env_info, "sgemm_peak": peak,
            "config": {"ranks": RANKS, "steps": args.steps,
                       "warmup_steps": args.warmup_steps,

@@ -18,29 +18,22 @@ nn.Parameter with the ONNX values as its initial value (autodist-compile
 trains every float initializer too); integer initializers are constants.
 Loss: CrossEntropyLoss on output 0 (mean over the local batch; DDP averages
 gradients, so the step is the global-batch mean, like the compiled allreduce
-strategy). Optimizer: torch.optim.SGD(lr). Batches: step s uses global batch
-g = s mod floor(N / (B*W)) and rank r takes samples
-[g*B*W + r*B, g*B*W + (r+1)*B), the compiled runtime's BatchPlan.
-
-The log has the compiled runtime's format: one JSON line per step (rank 0)
-with step, loss (here the rank-0 local loss), samples_per_s (global samples
-over rank 0's step time) and time_s (since the loop started); after the loop
-(outside the timed region) one line {"global_losses": [...]} with the global
-mean loss of the first steps, for checking against the compiled run.
+strategy). Optimizer: torch.optim.SGD(lr). Batches and the log format: see
+bench/ddp_loop.py.
 """
 import argparse
-import json
 import os
-import time
+import sys
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
-from torch.nn.parallel import DistributedDataParallel as DDP
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_loop  # noqa: E402
 
 
 def _attrs(node):
@@ -149,66 +142,11 @@ class OnnxModule(nn.Module):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnx", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--steps", type=int, required=True)
-    ap.add_argument("--batch-size", type=int, required=True)
-    ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--log", default="")
-    ap.add_argument("--check-steps", type=int, default=5)
+    ddp_loop.common_args(ap)
     a = ap.parse_args()
-
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
-    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("RANK", 0)))
-    world = int(os.environ.get("OMPI_COMM_WORLD_SIZE",
-                               os.environ.get("WORLD_SIZE", 1)))
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29512")
-    dist.init_process_group("gloo", rank=rank, world_size=world)
-
+    rank, world = ddp_loop.init()
     net = OnnxModule(a.onnx)
-    model = DDP(net)
-    opt = torch.optim.SGD(model.parameters(), lr=a.lr)
-    loss_fn = nn.CrossEntropyLoss()
-
-    data = np.load(a.data)
-    xs = [torch.from_numpy(np.ascontiguousarray(data[n])) for n in net.inputs]
-    y = torch.from_numpy(np.ascontiguousarray(data["labels"], dtype=np.int64))
-    x = xs[0]
-    B, W = a.batch_size, world
-    nglobal = x.shape[0] // (B * W)
-    if nglobal < 1:
-        raise SystemExit("ddp_onnx.py: fewer samples than one global batch")
-
-    log = open(a.log, "w") if (a.log and rank == 0) else None
-    losses = []
-    dist.barrier()
-    start = time.perf_counter()
-    for step in range(a.steps):
-        t0 = time.perf_counter()
-        first = (step % nglobal) * B * W + rank * B
-        xb = [t[first:first + B] for t in xs]
-        yb = y[first:first + B]
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(*xb), yb)
-        loss.backward()
-        opt.step()
-        value = loss.item()
-        t1 = time.perf_counter()
-        if step < a.check_steps:
-            losses.append(value)
-        if log:
-            log.write(json.dumps({"step": step + 1, "loss": value,
-                                  "samples_per_s": B * W / (t1 - t0),
-                                  "lr": a.lr, "time_s": t1 - start}) + "\n")
-    # Outside the timed loop: global mean loss of the first steps.
-    t = torch.tensor(losses, dtype=torch.float64)
-    dist.all_reduce(t)
-    if log:
-        log.write(json.dumps({"global_losses": (t / W).tolist()}) + "\n")
-        log.close()
-    dist.barrier()
-    dist.destroy_process_group()
+    ddp_loop.train(net, net.inputs, nn.CrossEntropyLoss(), a, rank, world)
 
 
 if __name__ == "__main__":
