@@ -532,10 +532,11 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
                      ? info.type().tensor_type().elem_type()
                      : onnx::TensorProto::UNDEFINED;
   if (elemType != onnx::TensorProto::FLOAT &&
-      elemType != onnx::TensorProto::INT64) {
+      elemType != onnx::TensorProto::INT64 &&
+      elemType != onnx::TensorProto::BOOL) {
     emitError(fileLoc) << "input '" << name
-                       << "' must be a float32 or int64 tensor (other input "
-                          "types are not supported yet)";
+                       << "' must be a float32, int64 or bool tensor (other "
+                          "input types are not supported yet)";
     return failure();
   }
   const auto &shape = info.type().tensor_type().shape();
@@ -571,8 +572,9 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
       return failure();
     }
   }
-  Type elem = elemType == onnx::TensorProto::FLOAT ? Type(b.getF32Type())
-                                                   : Type(b.getI64Type());
+  Type elem = elemType == onnx::TensorProto::FLOAT   ? Type(b.getF32Type())
+              : elemType == onnx::TensorProto::INT64 ? Type(b.getI64Type())
+                                                     : Type(b.getI1Type());
   return RankedTensorType::get(dims, elem);
 }
 

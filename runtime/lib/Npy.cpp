@@ -109,6 +109,9 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
                        "(numpy.ascontiguousarray)");
   bool isFloat = h.descr == "<f4" || h.descr == "<f8";
   bool isInt = h.descr == "<i4" || h.descr == "<i8";
+  if (want == DType::Bool && h.descr != "|b1")
+    throw Error(what + " has dtype " + inQuotes(h.descr) +
+                "; expected bool ('|b1')");
   if (want == DType::F32 && !isFloat)
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected float32 or float64 ('<f4', '<f8')");
@@ -118,7 +121,7 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
 
   Tensor t(want, h.shape);
   int64_t n = t.numElements();
-  size_t itemSize = h.descr[2] - '0';
+  size_t itemSize = h.descr[2] - '0'; // '|b1' too
   if (bytes.size() - h.dataOffset != n * itemSize)
     throw Error(what + " has " + std::to_string(bytes.size() - h.dataOffset) +
                 " data bytes, but shape " + shapeString(h.shape) + " needs " +
@@ -128,6 +131,9 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
     convert<float>(src, t.data<float>(), n);
   else if (h.descr == "<f8")
     convert<double>(src, t.data<float>(), n);
+  else if (h.descr == "|b1")
+    for (int64_t i = 0; i < n; ++i) // numpy bools are 0 or 1 already
+      t.data<uint8_t>()[i] = src[i] != 0;
   else if (h.descr == "<i4")
     convert<int32_t>(src, t.data<int64_t>(), n);
   else
@@ -141,7 +147,9 @@ std::string npyHeader(DType dtype, const std::vector<int64_t> &shapeDims) {
     shape += (i ? ", " : "") + std::to_string(shapeDims[i]);
   shape = "(" + shape + (shapeDims.size() == 1 ? ",)" : ")"); // Python tuple
   std::string dict = std::string("{'descr': '") +
-                     (dtype == DType::F32 ? "<f4" : "<i8") +
+                     (dtype == DType::F32   ? "<f4"
+                      : dtype == DType::I64 ? "<i8"
+                                            : "|b1") +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces to a 64-byte boundary, ending in a newline, as numpy does.
   size_t total = (kMagicLen + 4 + dict.size() + 1 + 63) / 64 * 64;

@@ -8,7 +8,17 @@
 
 namespace autodist::rt {
 
-size_t dtypeSize(DType dtype) { return dtype == DType::F32 ? 4 : 8; }
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return 4;
+  case DType::I64:
+    return 8;
+  case DType::Bool:
+    return 1;
+  }
+  return 0;
+}
 
 int64_t numElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;

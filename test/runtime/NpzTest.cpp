@@ -175,3 +175,20 @@ TEST(Npy, WriterRoundTripAndHeaderAlignment) {
   expectEqual(decodeNpy(encodeNpy(scalar), DType::I64, "s"), scalar);
   expectEqual(decodeNpy(encodeNpy(vec), DType::I64, "v"), vec);
 }
+
+TEST(Npy, BoolArrays) {
+  // numpy's '|b1' (one byte per element) both ways; not interchangeable
+  // with the other dtypes.
+  uint8_t bits[4] = {1, 0, 0, 1};
+  Tensor t = decodeNpy(makeNpy("|b1", "(2, 2)", bits, sizeof bits), DType::Bool,
+                       "array 'm'");
+  EXPECT_EQ(t.byteSize(), 4u);
+  EXPECT_EQ(t.data<uint8_t>()[3], 1);
+  expectEqual(decodeNpy(encodeNpy(t), DType::Bool, "m"), t);
+  EXPECT_EQ(errorOf([&] {
+              decodeNpy(makeNpy("|b1", "(2, 2)", bits, sizeof bits), DType::F32,
+                        "array 'm'");
+            }),
+            "array 'm' has dtype '|b1'; expected float32 or float64 ('<f4', "
+            "'<f8')");
+}
