@@ -628,6 +628,7 @@ def NN_SgdUpdateOp : NN_Op<"sgd_update",
 }
 
 include "nn/NNConvOps.td"
+include "nn/NNShapeOps.td"
 
 def NN_MseLossOp : NN_DiffOp<"mse_loss"> {
   let summary = "Mean squared error";

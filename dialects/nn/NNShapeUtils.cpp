@@ -168,6 +168,13 @@ Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
       b, loc, neg, arith::AddIOp::create(b, loc, index, n), index);
 }
 
+OpFoldResult tensorDim(OpBuilder &b, Location loc, Value v, int64_t d) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.isDynamicDim(d))
+    return b.getIndexAttr(t.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d).getResult();
+}
+
 Value f32Const(OpBuilder &b, Location loc, float v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
 }

@@ -80,6 +80,11 @@ mlir::Value buildMappedElementwise(
 mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value index, int64_t size);
 
+/// Dim `d` of the ranked tensor `v`: a constant index when static, else a
+/// tensor.dim.
+mlir::OpFoldResult tensorDim(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value v, int64_t d);
+
 /// A scalar f32 constant.
 mlir::Value f32Const(mlir::OpBuilder &b, mlir::Location loc, float v);
 

@@ -21,7 +21,9 @@ Models (opset 17 unless noted):
   gelu (opset 20), gelu_tanh (opset 20), where, cast, dropout (opset 13),
   softmax, log_softmax, reduce_sum, reduce_mean, reduce_max, transpose,
   squeeze, unsqueeze, concat, matmul_nd (N-D x 2-D, 1-D operands),
-  matmul_batched (batch x batch, broadcast batch dims)
+  matmul_batched (batch x batch, broadcast batch dims), slice (positive
+  and negative steps), split (an unused output; num_outputs, opset 18),
+  expand, trilu
 
 Example::
 
@@ -49,15 +51,15 @@ class Model:
         self.nodes, self.inits, self.terms, self.count = [], [], [], 0
         self.used_inputs = set()
 
-    def node(self, op, inputs, **attrs):
+    def node(self, op, inputs, n_out=1, **attrs):
         self.count += 1
-        out = f"{op.lower()}_{self.count}"
-        self.nodes.append(helper.make_node(op, inputs, [out],
+        outs = [f"{op.lower()}_{self.count}_{k}" for k in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs,
                                            name=f"{op}_{self.count}", **attrs))
         for i in inputs:
             if i in ("x", "p"):
                 self.used_inputs.add(i)
-        return out
+        return outs[0] if n_out == 1 else outs
 
     def weight(self, shape, low=-1.0, high=1.0):
         name = f"w{len(self.inits)}"
@@ -217,6 +219,48 @@ def matmul_batched(m):
     m.term(m.node("MatMul", [m.weight([2, 1, 2, 3]), a3]), [2, None, 2, 4])
 
 
+def ints(m, v):
+    return m.const(np.array(v, np.int64))
+
+
+def slice_(m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    big = np.iinfo(np.int64).max
+    m.term(m.node("Slice", [h3, ints(m, [1, 0]), ints(m, [big, 4]),
+                            ints(m, [1, 2]), ints(m, [1, 2])]), [None, 2, 2])
+    # Negative steps (one reversing a whole dim), negative start.
+    m.term(m.node("Slice", [h3, ints(m, [-1, 2]), ints(m, [-big, 0]),
+                            ints(m, [2, 1]), ints(m, [-2, -1])]), [None, 2, 2])
+    m.term(m.node("Slice", [m.weight([4, 3]), ints(m, [1]), ints(m, [-1])]),
+           [2, 3])
+
+
+def split(m):
+    h = m.linear("x", 7)
+    a, _, c = m.node("Split", [h, ints(m, [2, 4, 1])], n_out=3, axis=1)
+    m.term(a, [None, 2])                  # the middle output is unused
+    m.term(c, [None, 1])
+    w0, w1 = m.node("Split", [m.weight([2, 5])], n_out=2, axis=-1,
+                    num_outputs=2)        # 3 and 2 (opset 18)
+    m.term(w0, [2, 3])
+    m.term(w1, [2, 2])
+
+
+def expand(m):
+    h = m.reshape(m.linear("x", 4), [-1, 1, 4])
+    m.term(m.node("Expand", [h, ints(m, [3, 1])]), [None, 3, 4])
+    m.term(m.node("Expand", [m.weight([3, 1]), ints(m, [2, 1, 4])]), [2, 3, 4])
+
+
+def trilu(m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    m.term(m.node("Trilu", [h3]), [None, 3, 4])
+    m.term(m.node("Trilu", [h3, m.const(np.array(1, np.int64))], upper=0),
+           [None, 3, 4])
+    m.term(m.node("Trilu", [m.weight([4, 3]), m.const(np.array(-1, np.int64))]),
+           [4, 3])
+
+
 MODELS = {
     "div": (div, 17),
     "pow_const": (pow_const, 17),
@@ -245,6 +289,10 @@ MODELS = {
     "concat": (concat, 17),
     "matmul_nd": (matmul_nd, 17),
     "matmul_batched": (matmul_batched, 17),
+    "slice": (slice_, 17),
+    "split": (split, 18),
+    "expand": (expand, 17),
+    "trilu": (trilu, 17),
 }
 
 

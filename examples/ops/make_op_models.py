@@ -29,6 +29,23 @@ Families (file ``<name>.onnx`` in --out-dir):
   concat           Concat of two inputs and a computed tensor     (opset 17)
   matmul_nd        MatMul N-D x 2-D, broadcast batch, batch x batch, 1-D
                                                                   (opset 17)
+  slice_ops        Slice with axes/steps inputs, negative steps, clamped and
+                   INT64_MAX ends, the whole batch dim, a weight  (opset 13)
+  slice_opset9     Slice with starts/ends/axes attributes         (opset 9)
+  split_ops        Split with the split input, equal parts, of a weight
+                                                                  (opset 13)
+  split_opset18    Split with num_outputs (short last chunk)      (opset 18)
+  expand_ops       Expand, bidirectional broadcast                (opset 13)
+  trilu_ops        Trilu upper/lower with k, on float, int64 and bool
+                   (causal masks into Where)                      (opset 14)
+  shape_fold       exporters' shape subgraphs folded at import: Shape(start)
+                   -> Gather -> Div/Mul -> Unsqueeze -> Concat -> Reshape,
+                   Shape -> Slice -> Concat, ConstantOfShape -> Mul ->
+                   Equal -> Where -> Expand, int/float Range, float
+                   ConstantOfShape, Min/Max/Squeeze/Sub/Cast  (opset 15)
+  shape_batch      reads the batch dim through Shape -> Gather; metadata
+                   autodist.test.input_shape = x:4x6x4 tells op-models.test
+                   to compile it with that --input-shape      (opset 13)
 
 With ``--bad`` it writes instead models the importer must reject (an
 unknown attribute, unsupported attribute values, non-constant axes, ...),
@@ -291,6 +308,153 @@ def matmul_nd(b):
     return b.model("matmul_nd", [(x, [B, 3, 4])], y, [B, 11], 17)
 
 
+I64 = np.int64
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def ints(b, name, v):
+    return b.const(name, np.array(v, I64))
+
+
+def slice_ops(b):
+    x = "x"                                                             # [B,6,8]
+    s1 = b.node("Slice", [x, ints(b, "st1", [1, -8]), ints(b, "en1", [-1, INT64_MAX]),
+                          ints(b, "ax1", [1, 2]), ints(b, "sp1", [2, 3])])   # [B,2,3]
+    # Negative steps, an out-of-range start and an INT64_MIN-like end.
+    s2 = b.node("Slice", [x, ints(b, "st2", [-1, 100]), ints(b, "en2", [-INT64_MAX, 2]),
+                          ints(b, "ax2", [-1, 1]), ints(b, "sp2", [-3, -2])])  # [B,2,3]
+    s3 = b.node("Slice", [x, ints(b, "st3", [0]), ints(b, "en3", [3]),
+                          ints(b, "ax3", [1])])                              # [B,3,8]
+    s4 = b.node("Slice", [s3, ints(b, "st4", [0, 2, 7]),
+                          ints(b, "en4", [INT64_MAX, -100, 4]),
+                          ints(b, "ax4", [0, 1, 2]), ints(b, "sp4", [1, -1, -1])])  # [B,3,3]
+    ws = b.node("Slice", [b.weight("w", [5, 3]), ints(b, "st5", [1]),
+                          ints(b, "en5", [3])])                              # [2,3]
+    r = b.node("ReduceSum", [s4, ints(b, "axr", [1])], keepdims=0)          # [B,3]
+    y = b.sum(s1, s2, ws, b.node("Unsqueeze", [r, ints(b, "axu", [1])]))
+    return b.model("slice_ops", [(x, [B, 6, 8])], y, [B, 2, 3], 13)
+
+
+def slice_opset9(b):
+    x = "x"
+    s = b.node("Slice", [x], starts=[1, -3], ends=[1000, -1], axes=[1, 2])  # [B,3,2]
+    t = b.node("Slice", [x], starts=[0, 0], ends=[3, 2], axes=[2, 1])       # [B,2,3]
+    y = b.node("Add", [s, b.node("Transpose", [t], perm=[0, 2, 1])])
+    return b.model("slice_opset9", [(x, [B, 4, 5])], y, [B, 3, 2], 9)
+
+
+def split_ops(b):
+    x = "x"                                                             # [B,7,4]
+    a, c, d = b.node("Split", [x, ints(b, "sp", [2, 4, 1])], n_out=3, axis=1)
+    e, f = b.node("Split", [x], n_out=2, axis=-1)                      # [B,7,2] x2
+    w0, w1, w2 = b.node("Split", [b.weight("w", [6])], n_out=3)        # [2] x3
+    s = b.node("Concat", [d, a, d, a, d], axis=1)                      # [B,7,4]
+    ef = b.node("Concat", [b.node("Mul", [e, w0]), b.node("Add", [f, w2])], axis=2)
+    r = b.node("ReduceMean", [c], axes=[1])                            # [B,1,4]
+    y = b.sum(s, ef, r, b.node("ReduceSum", [w1, ints(b, "axs", [0])]))
+    return b.model("split_ops", [(x, [B, 7, 4])], y, [B, 7, 4], 13)
+
+
+def split_opset18(b):
+    x = "x"                                                             # [B,3,7]
+    p, q, r = b.node("Split", [x], n_out=3, axis=2, num_outputs=3)     # 3, 3, 1
+    u, v = b.node("Split", [x], n_out=2, axis=1, num_outputs=2)        # [B,2,7] [B,1,7]
+    pq = b.node("Mul", [p, q])                                         # [B,3,3]
+    uv = b.node("Sub", [u, v])                                         # [B,2,7]
+    y = b.node("Concat", [pq, r], axis=2)                              # [B,3,4]
+    y = b.node("Concat", [y, b.node("Slice", [uv, ints(b, "s0", [0]), ints(b, "s1", [4]),
+                                              ints(b, "s2", [2])])], axis=1)  # [B,5,4]
+    return b.model("split_opset18", [(x, [B, 3, 7])], y, [B, 5, 4], 18)
+
+
+def expand_ops(b):
+    x = "x"                                                             # [B,1,4]
+    e1 = b.node("Expand", [x, ints(b, "sh1", [3, 1])])                 # [B,3,4]
+    e2 = b.node("Expand", [b.weight("w", [3, 1]), ints(b, "sh2", [1, 1, 4])])  # [1,3,4]
+    e3 = b.node("Expand", [x, ints(b, "sh3", [1, 1, 1])])              # [B,1,4]
+    y = b.sum(e1, e2, e3)
+    return b.model("expand_ops", [(x, [B, 1, 4])], y, [B, 3, 4], 13)
+
+
+def trilu_ops(b):
+    x = "x"                                                             # [B,4,5]
+    up = b.node("Trilu", [x])
+    lo = b.node("Trilu", [x, b.const("k1", np.array(1, I64))], upper=0)
+    up2 = b.node("Trilu", [x, b.const("k2", np.array(-2, I64))], upper=1)
+    # A causal mask from an int64 and a bool matrix.
+    ones = b.const("ones", np.ones([4, 5], I64))
+    mask_i = b.node("Trilu", [ones], upper=0)
+    mask_b = b.node("Trilu", [b.const("tb", np.ones([4, 5], np.bool_))], upper=0)
+    keep = b.node("Equal", [mask_i, b.const("one", np.array(1, I64))])
+    w1 = b.node("Where", [keep, x, b.scalar(-1e4)])
+    w2 = b.node("Where", [mask_b, b.scalar(0.5), x])
+    y = b.sum(up, lo, up2, w1, w2)
+    return b.model("trilu_ops", [(x, [B, 4, 5])], y, [B, 4, 5], 14)
+
+
+def shape_fold(b):
+    """Exporter shape patterns that fold to constants at import (the batch
+    dim is never read: Shape start=1, opset 15)."""
+    x = "x"                                                             # [B,6,4]
+    zero, one = ints(b, "i0", [0]), ints(b, "i1", [1])
+    # Shape(start=1) -> Gather -> Unsqueeze -> Concat -> Reshape
+    sh = b.node("Shape", [x], start=1)                                 # [6,4]
+    d6 = b.node("Gather", [sh, b.const("g0", np.array(0, I64))])       # 6
+    d4 = b.node("Gather", [sh, b.const("g1", np.array(1, I64))])       # 4
+    half = b.node("Div", [d6, b.const("two", np.array(2, I64))])       # 3
+    dims = b.node("Concat", [ints(b, "m1", [-1]),
+                             b.node("Unsqueeze", [half, zero]),
+                             b.node("Unsqueeze", [b.node("Mul", [d4, b.const("c2", np.array(2, I64))]), zero])],
+                  axis=0)                                              # [-1,3,8]
+    r1 = b.node("Reshape", [x, dims])                                  # [B,3,8]
+    # Shape(of a weight) -> Slice -> Concat -> Reshape
+    w = b.weight("w", [2, 3, 4])
+    ws = b.node("Slice", [b.node("Shape", [w]), one, ints(b, "i9", [INT64_MAX])])  # [3,4]
+    r2 = b.node("Reshape", [b.node("Reshape", [r1, b.node("Concat", [ints(b, "i00", [0]), ws, ints(b, "i2", [2])], axis=0)]),
+                            b.node("Concat", [ints(b, "z0", [0]), ints(b, "s3", [3]), ints(b, "s8", [8])], axis=0)])
+    # ConstantOfShape -> Mul -> Equal -> Where -> Expand (torch's expand)
+    target = ints(b, "tgt", [1, 3, -1])
+    n = b.node("Shape", [target])                                      # [3]
+    ones = b.node("ConstantOfShape", [n], value=numpy_helper.from_array(np.array([1], I64)))
+    neg = b.node("Mul", [ones, b.const("mone", np.array(-1, I64))])
+    eq = b.node("Equal", [target, neg])
+    shp = b.node("Where", [eq, ones, target])                          # [1,3,1]
+    e = b.node("Expand", [b.weight("v", [3, 1]), shp])                 # [1,3,1]
+    # Range (int) as gather indices, Range (float), float ConstantOfShape.
+    idx = b.node("Range", [b.const("r0", np.array(7, I64)), b.const("r1", np.array(-1, I64)),
+                           b.const("r2", np.array(-3, I64))])          # [7,4,1]
+    gi = b.node("Gather", [b.weight("t", [8]), idx])                   # [3]
+    fr = b.node("Range", [b.scalar(0.5), b.scalar(8.4), b.scalar(1.0)])  # [8] floats
+    cz = b.node("ConstantOfShape", [ints(b, "cs", [3, 8])],
+                value=numpy_helper.from_array(np.array([0.25], np.float32)))
+    cz0 = b.node("ConstantOfShape", [ints(b, "cs0", [1, 8])])          # float zeros
+    shifted = b.sum(r2, b.node("Mul", [fr, cz]), cz0, e,
+                    b.node("Unsqueeze", [gi, one]))
+    # Cast / Squeeze / Min / Max / Sub on shape ints, read as data.
+    mm = b.node("Max", [b.node("Min", [sh, ints(b, "cap", [5, 5])]), ints(b, "fl", [4, 4])])
+    sq = b.node("Squeeze", [b.node("Slice", [mm, zero, one]), zero])   # 5
+    k = b.node("Cast", [b.node("Sub", [sq, b.const("s1s", np.array(2, I64))])], to=F)  # 3.0
+    y = b.node("Mul", [shifted, k])
+    return b.model("shape_fold", [(x, [B, 6, 4])], y, [B, 3, 8], 15)
+
+
+def shape_batch(b):
+    """Reads the (dynamic) batch dim: compiled with --input-shape."""
+    x = "x"                                                             # [B,6,4]
+    zero = ints(b, "i0", [0])
+    sh = b.node("Shape", [x])
+    bsz = b.node("Unsqueeze", [b.node("Gather", [sh, b.const("g0", np.array(0, I64))]), zero])
+    rest = b.node("Slice", [sh, ints(b, "s1", [1]), ints(b, "s2", [2])])   # [6]
+    dims = b.node("Concat", [bsz, rest, ints(b, "two", [2]), ints(b, "m1", [-1])], axis=0)
+    r = b.node("Reshape", [x, dims])                                   # [B,6,2,2]
+    t = b.node("Transpose", [r], perm=[0, 1, 3, 2])
+    y = b.node("Reshape", [t, b.node("Concat", [bsz, ints(b, "m", [-1])], axis=0)])  # [B,24]
+    m = b.model("shape_batch", [(x, [B, 6, 4])], y, [B, 24], 13)
+    # op-models.test.py compiles with this and feeds 12 samples.
+    helper.set_model_props(m, {"autodist.test.input_shape": "x:4x6x4"})
+    return m
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -336,13 +500,56 @@ def bad_models():
         "matmul_batch": bad_model("matmul_batch", [
             mk("MatMul", ["x", "w"], ["y"], name="bad")], [("x", [2, 2, 4])], 17,
             [numpy_helper.from_array(np.ones([3, 4, 5], np.float32), "w")]),
+        # Slice, Split, Expand, Trilu and shape folding.
+        "slice_zero_step": bad_model("slice_zero_step", [
+            mk("Constant", [], ["s"], value=t([0])),
+            mk("Constant", [], ["e"], value=t([2])),
+            mk("Constant", [], ["a"], value=t([1])),
+            mk("Constant", [], ["st"], value=t([0])),
+            mk("Slice", ["x", "s", "e", "a", "st"], ["y"], name="bad")], x2, 13),
+        "slice_batch": bad_model("slice_batch", [
+            mk("Constant", [], ["s"], value=t([1])),
+            mk("Constant", [], ["e"], value=t([2])),
+            mk("Slice", ["x", "s", "e"], ["y"], name="bad")], x2, 13),
+        "slice_not_constant": bad_model("slice_not_constant", [
+            mk("ReduceMax", ["x"], ["m"], axes=[0, 1], keepdims=0),
+            mk("Cast", ["m"], ["s"], to=TensorProto.INT64),
+            mk("Unsqueeze", ["s"], ["s1"], axes=[0]),
+            mk("Constant", [], ["e"], value=t([4])),
+            mk("Constant", [], ["a"], value=t([1])),
+            mk("Slice", ["x", "s1", "e", "a"], ["y"], name="bad")], x2, 11),
+        "split_uneven": bad_model("split_uneven", [
+            mk("Split", ["x"], ["y", "z", "w"], name="bad", axis=1)], x2, 13),
+        "split_num_outputs": bad_model("split_num_outputs", [
+            mk("Split", ["x"], ["y", "z"], name="bad", axis=1, num_outputs=3)],
+            x2, 18),
+        "trilu_upper": bad_model("trilu_upper", [
+            mk("Trilu", ["x"], ["y"], name="bad", upper=2)], x2, 14),
+        "expand_not_constant": bad_model("expand_not_constant", [
+            mk("ReduceMax", ["x"], ["m"], axes=[0], keepdims=0),
+            mk("Cast", ["m"], ["s"], to=TensorProto.INT64),
+            mk("Expand", ["x", "s"], ["y"], name="bad")], x2, 13),
+        # Range to the dynamic batch size: unknown at import.
+        "range_batch": bad_model("range_batch", [
+            mk("Shape", ["x"], ["sh"]),
+            mk("Constant", [], ["z"], value=t(0)),
+            mk("Constant", [], ["o"], value=t(1)),
+            mk("Gather", ["sh", "z"], ["b"], axis=0),
+            mk("Range", ["z", "b", "o"], ["r"], name="bad"),
+            mk("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], x2, 13),
+        "constant_of_shape_double": bad_model("constant_of_shape_double", [
+            mk("Constant", [], ["s"], value=t([2, 4])),
+            mk("ConstantOfShape", ["s"], ["c"], name="bad",
+               value=numpy_helper.from_array(np.array([1.0]), "")),
+            mk("Add", ["x", "c"], ["y"])], x2, 13),
     }
 
 
 FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
-            matmul_nd]
+            matmul_nd, slice_ops, slice_opset9, split_ops, split_opset18,
+            expand_ops, trilu_ops, shape_fold, shape_batch]
 
 
 def main():

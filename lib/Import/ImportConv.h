@@ -26,7 +26,7 @@ struct NodeImportContext {
   mlir::Location loc;
   /// Input `i` of the node as a value (errors reported by the importer).
   llvm::function_ref<mlir::FailureOr<mlir::Value>(int)> operand;
-  /// Starts an error naming the node: `node 'n' (Conv): `.
+  /// Starts an error naming the node: `node 'n' (Conv, opset 17): `.
   llvm::function_ref<mlir::InFlightDiagnostic()> error;
   /// Names the value of a node output other than the first (the importer
   /// binds the first to the returned value).

@@ -11,6 +11,7 @@
 
 #include "autodist/Import/OnnxImporter.h"
 #include "BuildChecked.h"
+#include "FoldShapes.h"
 #include "ImportConv.h"
 #include "nn/NNOps.h"
 
@@ -18,12 +19,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -60,14 +63,8 @@ std::string parseInputShapes(ArrayRef<std::string> specs,
 
 namespace {
 
-/// A constant integer (int64 or bool) tensor known at import time: the
-/// importer folds it into attributes (Reshape's shape, reduction axes) and
-/// materializes it as an arith.constant only where an op reads it as data.
-struct IntConstant {
-  std::vector<int64_t> values;
-  std::vector<int64_t> dims;
-  bool isBool = false;
-};
+using detail::IntConstant;
+using detail::readInts;
 
 class Importer {
 public:
@@ -89,7 +86,8 @@ private:
   }
   InFlightDiagnostic nodeError(const onnx::NodeProto &node) {
     return emitError(nodeLoc(node))
-           << "node '" << node.name() << "' (" << node.op_type() << "): ";
+           << "node '" << node.name() << "' (" << node.op_type() << ", opset "
+           << opset << "): ";
   }
   FailureOr<Value> operand(const onnx::NodeProto &node, int i);
   /// Whether input `i` is given (present and non-empty).
@@ -103,11 +101,20 @@ private:
   /// opset 13/18 form); nullopt when neither is given.
   FailureOr<std::optional<std::vector<int64_t>>>
   axesOf(const onnx::NodeProto &node, int inputIndex);
+  /// Reshape's constant shape input; one entry unknown at import (the
+  /// batch dim read by Shape) becomes -1.
+  FailureOr<std::vector<int64_t>> reshapeTarget(const onnx::NodeProto &node);
   LogicalResult checkAttributes(const onnx::NodeProto &node);
   FailureOr<Value> importSoftmax(const onnx::NodeProto &node, bool log);
   FailureOr<Value> importReduce(const onnx::NodeProto &node);
   LogicalResult importDropout(const onnx::NodeProto &node);
-  bool foldIntConstants(const onnx::NodeProto &node);
+  /// Folds a node whose result is an int64/bool constant (FoldShapes.h):
+  /// true when folded, false when it is to be imported as an op.
+  FailureOr<bool> foldIntConstants(const onnx::NodeProto &node);
+  FailureOr<Value> importSlice(const onnx::NodeProto &node);
+  LogicalResult importSplit(const onnx::NodeProto &node);
+  FailureOr<Value> importConstantOfShape(const onnx::NodeProto &node);
+  FailureOr<Value> importRange(const onnx::NodeProto &node);
 
   /// Builds op `OpTy` with result types from its own type inference; a
   /// failure is reported as one error naming the node instead of aborting.
@@ -158,30 +165,6 @@ const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
   return nullptr;
 }
 
-/// Reads an int64 or bool TensorProto (raw_data, int64_data or, for bool,
-/// int32_data).
-IntConstant readInts(const onnx::TensorProto &t) {
-  IntConstant c;
-  std::vector<int64_t> &v = c.values;
-  c.dims.assign(t.dims().begin(), t.dims().end());
-  c.isBool = t.data_type() == onnx::TensorProto::BOOL;
-  const std::string &raw = t.raw_data();
-  if (c.isBool) {
-    if (!raw.empty())
-      for (char ch : raw)
-        v.push_back(ch != 0);
-    else
-      for (int32_t x : t.int32_data())
-        v.push_back(x != 0);
-  } else if (!raw.empty()) {
-    v.resize(raw.size() / sizeof(int64_t));
-    memcpy(v.data(), raw.data(), v.size() * sizeof(int64_t));
-  } else {
-    v.assign(t.int64_data().begin(), t.int64_data().end());
-  }
-  return c;
-}
-
 std::string dataTypeName(int64_t t) {
   if (!onnx::TensorProto::DataType_IsValid(static_cast<int>(t)))
     return std::to_string(t);
@@ -229,6 +212,27 @@ const std::map<std::string, std::vector<std::string>> &knownAttributes() {
       {"Constant", {"value"}},
       {"Gather", {"axis"}},
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
+      {"Slice", {"starts", "ends", "axes"}},
+      {"Split", {"axis", "split", "num_outputs"}},
+      {"Expand", {}},
+      {"Trilu", {"upper"}},
+      {"Shape", {"start", "end"}},
+      {"Size", {}},
+      {"ConstantOfShape", {"value"}},
+      {"Range", {}},
+      // Folded on int64 constants only (shape arithmetic).
+      {"Tile", {}},
+      {"Min", {}},
+      {"Max", {}},
+      {"Mod", {"fmod"}},
+      {"Abs", {}},
+      {"Less", {}},
+      {"Greater", {}},
+      {"LessOrEqual", {}},
+      {"GreaterOrEqual", {}},
+      {"Not", {}},
+      {"And", {}},
+      {"Or", {}},
   };
   return known;
 }
@@ -287,6 +291,12 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
   }
   // An int64/bool constant read as data: materialize it once.
   const IntConstant &k = c->second;
+  if (k.hasUnknown()) {
+    nodeError(node) << "input '" << node.input(i)
+                    << "' depends on a dynamic dim; give the graph input's "
+                       "shape with --input-shape";
+    return failure();
+  }
   Type elem = k.isBool ? b.getI1Type() : b.getI64Type();
   auto type = RankedTensorType::get(k.dims, elem);
   if (type.getNumElements() != (int64_t)k.values.size()) {
@@ -315,7 +325,29 @@ Importer::constInput(const onnx::NodeProto &node, int i, StringRef what) {
                     << " input must be a constant int64 tensor";
     return failure();
   }
+  if (it->second.hasUnknown()) {
+    nodeError(node) << "the " << what
+                    << " input depends on a dynamic dim; give the graph "
+                       "input's shape with --input-shape";
+    return failure();
+  }
   return it->second.values;
+}
+
+FailureOr<std::vector<int64_t>>
+Importer::reshapeTarget(const onnx::NodeProto &node) {
+  auto it =
+      hasInput(node, 1) ? intConstants.find(node.input(1)) : intConstants.end();
+  if (it != intConstants.end() && !it->second.isBool) {
+    std::vector<int64_t> shape = it->second.values;
+    // Exporters read the batch dim with Shape; unknown, it is inferred.
+    if (llvm::count(shape, detail::kUnknown) == 1 &&
+        !llvm::is_contained(shape, -1)) {
+      llvm::replace(shape, detail::kUnknown, int64_t(-1));
+      return shape;
+    }
+  }
+  return constInput(node, 1, "shape");
 }
 
 FailureOr<std::optional<std::vector<int64_t>>>
@@ -348,45 +380,25 @@ LogicalResult Importer::checkAttributes(const onnx::NodeProto &node) {
   return success();
 }
 
-/// Folds ops on small int64 constants (shape arithmetic exporters emit):
-/// Identity, Cast to int64, Unsqueeze of a scalar, Concat of 1-D tensors.
-bool Importer::foldIntConstants(const onnx::NodeProto &node) {
-  if (node.output_size() < 1 || node.input_size() < 1)
-    return false;
-  std::vector<const IntConstant *> ins;
-  for (const std::string &in : node.input()) {
-    auto it = intConstants.find(in);
-    if (it == intConstants.end())
-      return false;
-    ins.push_back(&it->second);
-  }
-  const std::string &type = node.op_type();
-  IntConstant out = *ins[0];
-  if (type == "Identity") {
-  } else if (type == "Cast") {
-    if (attrInt(node, "to", 0) != onnx::TensorProto::INT64 || out.isBool)
-      return false;
-  } else if (type == "Unsqueeze") {
-    const onnx::AttributeProto *a = findAttr(node, "axes");
-    std::vector<int64_t> axes =
-        a ? attrInts(*a)
-          : (ins.size() > 1 ? ins[1]->values : std::vector<int64_t>{});
-    if (!out.dims.empty() || axes.size() != 1 ||
-        (axes[0] != 0 && axes[0] != -1))
-      return false;
-    out.dims = {1};
-  } else if (type == "Concat") {
-    out.values.clear();
-    for (const IntConstant *c : ins) {
-      if (c->dims.size() != 1 || c->isBool)
-        return false;
-      out.values.insert(out.values.end(), c->values.begin(), c->values.end());
-    }
-    out.dims = {(int64_t)out.values.size()};
-  } else {
-    return false;
-  }
-  intConstants[node.output(0)] = std::move(out);
+FailureOr<bool> Importer::foldIntConstants(const onnx::NodeProto &node) {
+  auto constant = [&](const std::string &name) -> const IntConstant * {
+    auto it = intConstants.find(name);
+    return it == intConstants.end() ? nullptr : &it->second;
+  };
+  auto shapeOf =
+      [&](const std::string &name) -> std::optional<std::vector<int64_t>> {
+    auto it = values.find(name);
+    if (it == values.end())
+      return std::nullopt;
+    auto shape = cast<RankedTensorType>(it->second.getType()).getShape();
+    return std::vector<int64_t>(shape.begin(), shape.end());
+  };
+  std::vector<IntConstant> outs;
+  FailureOr<bool> folded = detail::foldIntNode(
+      node, {constant, shapeOf, [&] { return nodeError(node); }, opset}, outs);
+  if (failed(folded) || !*folded)
+    return folded;
+  intConstants[node.output(0)] = std::move(outs[0]);
   return true;
 }
 
@@ -499,6 +511,191 @@ LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
   return success();
 }
 
+FailureOr<Value> Importer::importSlice(const onnx::NodeProto &node) {
+  FailureOr<Value> x = operand(node, 0);
+  if (failed(x))
+    return failure();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset < 10) {
+    const onnx::AttributeProto *s = findAttr(node, "starts"),
+                               *e = findAttr(node, "ends");
+    if (!s || !e) {
+      nodeError(node) << "attributes 'starts' and 'ends' are required";
+      return failure();
+    }
+    starts = attrInts(*s);
+    ends = attrInts(*e);
+    if (const onnx::AttributeProto *a = findAttr(node, "axes"))
+      axes = attrInts(*a);
+  } else {
+    if (findAttr(node, "starts") || findAttr(node, "ends") ||
+        findAttr(node, "axes")) {
+      nodeError(node) << "attributes 'starts', 'ends' and 'axes' are inputs "
+                         "since opset 10";
+      return failure();
+    }
+    FailureOr<std::vector<int64_t>> s = constInput(node, 1, "starts");
+    if (failed(s))
+      return failure();
+    FailureOr<std::vector<int64_t>> e = constInput(node, 2, "ends");
+    if (failed(e))
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (hasInput(node, 3)) {
+      FailureOr<std::vector<int64_t>> a = constInput(node, 3, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+    if (hasInput(node, 4)) {
+      FailureOr<std::vector<int64_t>> st = constInput(node, 4, "steps");
+      if (failed(st))
+        return failure();
+      steps = *st;
+    }
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < (int64_t)starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  return build<nn::SliceOp>(
+      node, {*x},
+      {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+       b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+       b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+       b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+}
+
+LogicalResult Importer::importSplit(const onnx::NodeProto &node) {
+  FailureOr<Value> x = operand(node, 0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank(), axis = attrInt(node, "axis", 0);
+  if (axis < -rank || axis >= rank) {
+    nodeError(node) << "attribute 'axis' = " << axis
+                    << " is out of range for rank " << rank;
+    return failure();
+  }
+  int64_t dim = type.getDimSize(axis < 0 ? axis + rank : axis);
+  int64_t n = node.output_size();
+  std::vector<int64_t> sizes;
+  const onnx::AttributeProto *splitAttr = findAttr(node, "split");
+  const onnx::AttributeProto *numOutputs = findAttr(node, "num_outputs");
+  if (splitAttr && hasInput(node, 1)) {
+    nodeError(node) << "attribute 'split' and the split input are both given";
+    return failure();
+  }
+  if (hasInput(node, 1)) {
+    FailureOr<std::vector<int64_t>> s = constInput(node, 1, "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else if (splitAttr) {
+    sizes = attrInts(*splitAttr);
+  } else {
+    if (ShapedType::isDynamic(dim)) {
+      nodeError(node) << "splits dynamic dim " << axis;
+      return failure();
+    }
+    if (numOutputs && numOutputs->i() != n) {
+      nodeError(node) << "attribute 'num_outputs' = " << numOutputs->i()
+                      << " differs from the number of outputs " << n;
+      return failure();
+    }
+    // Opset 18 num_outputs: chunks of ceil(dim / n), the last one smaller;
+    // before, equal parts.
+    int64_t chunk = numOutputs ? (dim + n - 1) / n : dim / n;
+    if (n < 1 || (!numOutputs && dim % n != 0) || chunk * (n - 1) >= dim) {
+      nodeError(node) << "cannot split dim " << axis << " of size " << dim
+                      << " into " << n << " parts";
+      return failure();
+    }
+    sizes.assign(n - 1, chunk);
+    sizes.push_back(dim - chunk * (n - 1));
+  }
+  if ((int64_t)sizes.size() != n) {
+    nodeError(node) << "has " << n << " outputs but " << sizes.size()
+                    << " split sizes";
+    return failure();
+  }
+  FailureOr<Operation *> op = buildOp<nn::SplitOp>(
+      node, {*x},
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+       b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes))},
+      n);
+  if (failed(op))
+    return failure();
+  for (int64_t i = 0; i < n; ++i)
+    if (!node.output(i).empty())
+      values[node.output(i)] = (*op)->getResult(i);
+  return success();
+}
+
+FailureOr<Value> Importer::importConstantOfShape(const onnx::NodeProto &node) {
+  // An int64/bool value was folded already; here the value is float.
+  FailureOr<std::vector<int64_t>> shape = constInput(node, 0, "shape");
+  if (failed(shape))
+    return failure();
+  float value = 0.0f;
+  if (const onnx::AttributeProto *a = findAttr(node, "value")) {
+    if (!a->has_t() || a->t().data_type() != onnx::TensorProto::FLOAT) {
+      nodeError(node) << "attribute 'value' must be a float, int64 or bool "
+                         "tensor";
+      return failure();
+    }
+    std::vector<float> v = readFloats(a->t());
+    if (v.size() != 1) {
+      nodeError(node) << "attribute 'value' must hold one value";
+      return failure();
+    }
+    value = v[0];
+  }
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; })) {
+    nodeError(node) << "negative dim in the shape";
+    return failure();
+  }
+  auto type = RankedTensorType::get(
+      SmallVector<int64_t>(shape->begin(), shape->end()), b.getF32Type());
+  return arith::ConstantOp::create(b, nodeLoc(node),
+                                   DenseElementsAttr::get(type, value))
+      .getResult();
+}
+
+FailureOr<Value> Importer::importRange(const onnx::NodeProto &node) {
+  // Int64 ranges were folded already; a float one needs constant scalars.
+  double args[3];
+  for (int i = 0; i < 3; ++i) {
+    FailureOr<Value> v = operand(node, i);
+    if (failed(v))
+      return failure();
+    DenseElementsAttr attr;
+    if (!matchPattern(*v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
+        !attr.getElementType().isF32()) {
+      nodeError(node) << "input " << i
+                      << " must be a constant scalar (float32 or int64)";
+      return failure();
+    }
+    args[i] = (*attr.getValues<float>().begin());
+  }
+  if (args[2] == 0) {
+    nodeError(node) << "delta is 0";
+    return failure();
+  }
+  int64_t n =
+      std::max<int64_t>((int64_t)std::ceil((args[1] - args[0]) / args[2]), 0);
+  std::vector<float> data;
+  for (int64_t i = 0; i < n; ++i)
+    data.push_back(float(args[0] + i * args[2]));
+  auto type = RankedTensorType::get({n}, b.getF32Type());
+  return arith::ConstantOp::create(
+             b, nodeLoc(node),
+             DenseElementsAttr::get(type, ArrayRef<float>(data)))
+      .getResult();
+}
+
 LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (t.has_data_location() &&
@@ -512,6 +709,7 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
       paramOrder.push_back(t.name());
       break;
     case onnx::TensorProto::INT64:
+    case onnx::TensorProto::INT32:
     case onnx::TensorProto::BOOL:
       intConstants[t.name()] = readInts(t);
       break;
@@ -586,7 +784,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   }
   if (failed(checkAttributes(node)))
     return failure();
-  if (foldIntConstants(node))
+  FailureOr<bool> folded = foldIntConstants(node);
+  if (failed(folded))
+    return failure();
+  if (*folded)
     return success();
   FailureOr<Value> result = failure();
   auto unary = [&](auto tag) -> FailureOr<Value> {
@@ -814,6 +1015,53 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
         {b.getNamedAttr("axis", b.getI64IntegerAttr(attrInt(node, "axis", -1))),
          b.getNamedAttr("epsilon",
                         b.getF32FloatAttr(attrFloat(node, "epsilon", 1e-5f)))});
+  } else if (type == "Slice") {
+    result = importSlice(node);
+  } else if (type == "Split") {
+    return importSplit(node);
+  } else if (type == "Expand") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    FailureOr<std::vector<int64_t>> shape = constInput(node, 1, "shape");
+    if (failed(shape))
+      return failure();
+    result = build<nn::ExpandOp>(
+        node, {*x}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(*shape))});
+  } else if (type == "Trilu") {
+    FailureOr<Value> x = operand(node, 0);
+    if (failed(x))
+      return failure();
+    int64_t k = 0;
+    if (hasInput(node, 1)) {
+      FailureOr<std::vector<int64_t>> kv = constInput(node, 1, "k");
+      if (failed(kv))
+        return failure();
+      if (kv->size() != 1) {
+        nodeError(node) << "the k input must be a scalar";
+        return failure();
+      }
+      k = (*kv)[0];
+    }
+    int64_t upper = attrInt(node, "upper", 1);
+    if (upper != 0 && upper != 1) {
+      nodeError(node) << "attribute 'upper' = " << upper
+                      << " is not supported (0 or 1)";
+      return failure();
+    }
+    result = build<nn::TriluOp>(node, {*x},
+                                {b.getNamedAttr("upper", b.getBoolAttr(upper)),
+                                 b.getNamedAttr("k", b.getI64IntegerAttr(k))});
+  } else if (type == "ConstantOfShape") {
+    result = importConstantOfShape(node);
+  } else if (type == "Range") {
+    result = importRange(node);
+  } else if (type == "Shape" || type == "Size") {
+    // Folded whenever the input is known (FoldShapes.cpp).
+    if (failed(operand(node, 0)))
+      return failure();
+    nodeError(node) << "cannot be folded";
+    return failure();
   } else if (type == "Identity") {
     result = unary(nn::IdentityOp());
   } else if (type == "Flatten") {
@@ -828,7 +1076,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     FailureOr<Value> x = operand(node, 0);
     if (failed(x))
       return failure();
-    FailureOr<std::vector<int64_t>> shape = constInput(node, 1, "shape");
+    FailureOr<std::vector<int64_t>> shape = reshapeTarget(node);
     if (failed(shape))
       return failure();
     if (attrInt(node, "allowzero", 0) != 0) {

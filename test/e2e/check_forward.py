@@ -8,7 +8,7 @@ to the input's element type) and compares graph output 0 with ``pred.npy``.
 Element-wise relative difference, with onnxruntime's output as reference b
 and the prediction as a:
 
-    rel = |a - b| / max(|b|, 1e-3)
+    rel = |a - b| / max(|b|, floor)     (floor: --floor, default 1e-3)
 
 PASS iff the shapes match, pred is finite, and max(rel) <= --rtol
 (i.e. |a - b| <= rtol * max(|b|, 1e-3) everywhere). Also prints the
@@ -61,11 +61,12 @@ def run(args):
     if not np.all(np.isfinite(pred)):
         raise ValueError("pred contains non-finite values")
     a, b = pred.astype(np.float64), ref.astype(np.float64)
-    rel = np.abs(a - b) / np.maximum(np.abs(b), FLOOR)
+    floor = args.floor
+    rel = np.abs(a - b) / np.maximum(np.abs(b), floor)
     worst = float(rel.max()) if rel.size else 0.0
     where = np.unravel_index(int(rel.argmax()), rel.shape) if rel.size else ()
     print(f"max relative difference {worst:.3e} at {list(map(int, where))} "
-          f"(rel = |pred - ort| / max(|ort|, {FLOOR:g})), rtol {args.rtol:g}")
+          f"(rel = |pred - ort| / max(|ort|, {floor:g})), rtol {args.rtol:g}")
     if a.ndim == 2 and a.shape[0]:
         agree = np.mean(a.argmax(1) == b.argmax(1))
         msg = f"argmax agreement {agree:.4f}"
@@ -87,6 +88,9 @@ def main():
     ap.add_argument("--pred", required=True, help="predictions .npy")
     ap.add_argument("--rtol", type=float, default=1e-4,
                     help="max allowed relative difference (default 1e-4)")
+    ap.add_argument("--floor", type=float, default=FLOOR,
+                    help="entries smaller than this in magnitude are judged "
+                         f"against it (default {FLOOR:g})")
     args = ap.parse_args()
     try:
         ok = run(args)

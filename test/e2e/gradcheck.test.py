@@ -122,6 +122,33 @@ def run_node(node, vals):
         shape = [x[0].shape[i] if d == 0 else int(d)
                  for i, d in enumerate(x[1])]
         return np.reshape(x[0], shape)
+    if op == "Slice":
+        starts, ends = x[1], x[2]
+        axes = x[3] if len(x) > 3 and x[3] is not None else range(len(starts))
+        steps = x[4] if len(x) > 4 and x[4] is not None else [1] * len(starts)
+        index = [slice(None)] * x[0].ndim
+        for s, e, a, st in zip(starts, ends, axes, steps):
+            # numpy clamps like ONNX; huge ends are clamped first.
+            n = x[0].shape[a]
+            e = max(min(int(e), n), -n - 1)
+            index[int(a)] = slice(int(s), None if e == -n - 1 else e, int(st))
+        return x[0][tuple(index)]
+    if op == "Split":
+        axis = attrs.get("axis", 0)
+        n = x[0].shape[axis]
+        if len(x) > 1 and x[1] is not None:
+            sizes = list(x[1])
+        else:
+            parts = attrs.get("num_outputs", len(node.output))
+            chunk = -(-n // parts)
+            sizes = [chunk] * (parts - 1) + [n - chunk * (parts - 1)]
+        return tuple(np.split(x[0], np.cumsum(sizes)[:-1], axis=axis))
+    if op == "Expand":
+        return x[0] * np.ones(x[1], dtype=x[0].dtype)
+    if op == "Trilu":
+        k = int(x[1]) if len(x) > 1 and x[1] is not None else 0
+        fn = np.triu if attrs.get("upper", 1) else np.tril
+        return fn(x[0], k)
     raise ValueError(f"reference has no {op}")
 
 
@@ -132,7 +159,10 @@ def evaluate(model, params, inputs):
         if t.name not in vals:
             vals[t.name] = numpy_helper.to_array(t)
     for node in model.graph.node:
-        vals[node.output[0]] = run_node(node, vals)
+        out = run_node(node, vals)
+        for name, v in zip(node.output, out if isinstance(out, tuple)
+                           else (out,)):
+            vals[name] = v
     return float(vals[model.graph.output[0].name])
 
 

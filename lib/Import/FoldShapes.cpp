@@ -1,0 +1,651 @@
+//===- FoldShapes.cpp - import-time folding of shape subgraphs ------------===//
+//
+// Evaluates ONNX nodes on int64/bool constants (numpy semantics, ONNX's
+// integer division truncating toward zero) so that the shape arithmetic
+// exporters emit never reaches the compute IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FoldShapes.h"
+#include "nn/SliceBounds.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+
+using namespace mlir;
+
+namespace autodist::detail {
+
+IntConstant readInts(const onnx::TensorProto &t) {
+  IntConstant c;
+  std::vector<int64_t> &v = c.values;
+  c.dims.assign(t.dims().begin(), t.dims().end());
+  c.isBool = t.data_type() == onnx::TensorProto::BOOL;
+  const std::string &raw = t.raw_data();
+  if (c.isBool) {
+    if (!raw.empty())
+      for (char ch : raw)
+        v.push_back(ch != 0);
+    else
+      for (int32_t x : t.int32_data())
+        v.push_back(x != 0);
+  } else if (t.data_type() == onnx::TensorProto::INT32) {
+    if (!raw.empty()) {
+      std::vector<int32_t> w(raw.size() / sizeof(int32_t));
+      memcpy(w.data(), raw.data(), w.size() * sizeof(int32_t));
+      v.assign(w.begin(), w.end());
+    } else {
+      v.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+  } else if (!raw.empty()) {
+    v.resize(raw.size() / sizeof(int64_t));
+    memcpy(v.data(), raw.data(), v.size() * sizeof(int64_t));
+  } else {
+    v.assign(t.int64_data().begin(), t.int64_data().end());
+  }
+  return c;
+}
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+int64_t numel(const Dims &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                     const char *name) {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t attrInt(const onnx::NodeProto &node, const char *name, int64_t dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->i() : dflt;
+}
+
+/// The row-major multi-index of flat position `flat` in `dims`.
+Dims unflatten(int64_t flat, const Dims &dims) {
+  Dims idx(dims.size());
+  for (int64_t i = (int64_t)dims.size() - 1; i >= 0; --i) {
+    idx[i] = dims[i] ? flat % dims[i] : 0;
+    flat = dims[i] ? flat / dims[i] : 0;
+  }
+  return idx;
+}
+
+/// The value of `c` at result multi-index `idx` of a broadcast (aligned
+/// right, size-1 dims read index 0).
+int64_t broadcastAt(const IntConstant &c, const Dims &idx) {
+  int64_t flat = 0, off = idx.size() - c.dims.size();
+  for (size_t i = 0; i < c.dims.size(); ++i)
+    flat = flat * c.dims[i] + (c.dims[i] == 1 ? 0 : idx[off + i]);
+  return c.values[flat];
+}
+
+/// Numpy broadcast of shapes; nullopt when they do not broadcast.
+std::optional<Dims> broadcastDims(const Dims &a, const Dims &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (x != y && x != 1 && y != 1)
+      return std::nullopt;
+    out[rank - 1 - i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+/// Normalizes axis `a` against `rank`; nullopt when out of range.
+std::optional<int64_t> normAxis(int64_t a, int64_t rank) {
+  if (a < -rank || a >= rank)
+    return std::nullopt;
+  return a < 0 ? a + rank : a;
+}
+
+/// Folds one node; `in[i]` is input i (null where it is absent).
+class Folder {
+public:
+  Folder(const onnx::NodeProto &node, const FoldContext &ctx,
+         std::vector<const IntConstant *> in)
+      : node(node), ctx(ctx), in(std::move(in)) {}
+
+  /// As foldIntNode.
+  FailureOr<bool> run(std::vector<IntConstant> &outputs);
+
+private:
+  FailureOr<bool> fail() { return failure(); }
+  /// Axes from the `axes` attribute or constant input `i`.
+  std::optional<Dims> axes(size_t i) {
+    if (const onnx::AttributeProto *a = findAttr(node, "axes"))
+      return Dims(a->ints().begin(), a->ints().end());
+    if (i < in.size() && in[i])
+      return in[i]->values;
+    return std::nullopt;
+  }
+  FailureOr<bool>
+  elementwise(const std::function<std::optional<int64_t>(const Dims &)> &fn,
+              bool isBool, IntConstant &out);
+  FailureOr<bool> shape(IntConstant &out);
+  FailureOr<bool> gather(IntConstant &out);
+  FailureOr<bool> slice(IntConstant &out);
+  FailureOr<bool> concat(IntConstant &out);
+  FailureOr<bool> reshape(IntConstant &out);
+  FailureOr<bool> squeeze(bool unsqueeze, IntConstant &out);
+  FailureOr<bool> range(IntConstant &out);
+  FailureOr<bool> constantOfShape(IntConstant &out);
+  FailureOr<bool> tile(IntConstant &out);
+  FailureOr<bool> binary(const std::string &type, IntConstant &out);
+
+  const onnx::NodeProto &node;
+  const FoldContext &ctx;
+  std::vector<const IntConstant *> in;
+};
+
+FailureOr<bool> Folder::elementwise(
+    const std::function<std::optional<int64_t>(const Dims &)> &fn, bool isBool,
+    IntConstant &out) {
+  Dims dims;
+  for (const IntConstant *c : in) {
+    if (!c)
+      return false;
+    auto b = broadcastDims(dims, c->dims);
+    if (!b) {
+      ctx.error() << "int64 operands do not broadcast";
+      return fail();
+    }
+    dims = *b;
+  }
+  out.dims = dims;
+  out.isBool = isBool;
+  for (int64_t f = 0, n = numel(dims); f < n; ++f) {
+    Dims idx = unflatten(f, dims);
+    Dims args;
+    for (const IntConstant *c : in)
+      args.push_back(broadcastAt(*c, idx));
+    if (llvm::is_contained(args, kUnknown)) {
+      out.values.push_back(kUnknown);
+      continue;
+    }
+    std::optional<int64_t> v = fn(args);
+    if (!v) {
+      ctx.error() << "integer division by zero";
+      return fail();
+    }
+    out.values.push_back(*v);
+  }
+  return true;
+}
+
+FailureOr<bool> Folder::binary(const std::string &type, IntConstant &out) {
+  using Fn = std::function<std::optional<int64_t>(const Dims &)>;
+  bool fmod = attrInt(node, "fmod", 0) != 0;
+  static const std::map<std::string, std::pair<Fn, bool>> table = {
+      {"Add", {[](const Dims &a) { return a[0] + a[1]; }, false}},
+      {"Sub", {[](const Dims &a) { return a[0] - a[1]; }, false}},
+      {"Mul", {[](const Dims &a) { return a[0] * a[1]; }, false}},
+      // ONNX integer division truncates toward zero (as C++).
+      {"Div",
+       {[](const Dims &a) -> std::optional<int64_t> {
+          if (a[1] == 0)
+            return std::nullopt;
+          return a[0] / a[1];
+        },
+        false}},
+      {"Equal", {[](const Dims &a) -> int64_t { return a[0] == a[1]; }, true}},
+      {"Less", {[](const Dims &a) -> int64_t { return a[0] < a[1]; }, true}},
+      {"Greater", {[](const Dims &a) -> int64_t { return a[0] > a[1]; }, true}},
+      {"LessOrEqual",
+       {[](const Dims &a) -> int64_t { return a[0] <= a[1]; }, true}},
+      {"GreaterOrEqual",
+       {[](const Dims &a) -> int64_t { return a[0] >= a[1]; }, true}},
+      {"And", {[](const Dims &a) -> int64_t { return a[0] && a[1]; }, true}},
+      {"Or", {[](const Dims &a) -> int64_t { return a[0] || a[1]; }, true}},
+      {"Neg", {[](const Dims &a) { return -a[0]; }, false}},
+      {"Abs", {[](const Dims &a) { return a[0] < 0 ? -a[0] : a[0]; }, false}},
+      {"Not", {[](const Dims &a) -> int64_t { return !a[0]; }, true}},
+      {"Where", {[](const Dims &a) { return a[0] ? a[1] : a[2]; }, false}},
+      {"Min",
+       {[](const Dims &a) { return *std::min_element(a.begin(), a.end()); },
+        false}},
+      {"Max",
+       {[](const Dims &a) { return *std::max_element(a.begin(), a.end()); },
+        false}},
+  };
+  if (type == "Mod") {
+    if (in.size() != 2)
+      return false;
+    // fmod = 0: the sign of the divisor (Python); 1: of the dividend (C).
+    return elementwise(
+        [fmod](const Dims &a) -> std::optional<int64_t> {
+          if (a[1] == 0)
+            return std::nullopt;
+          int64_t r = a[0] % a[1];
+          if (!fmod && r != 0 && ((r < 0) != (a[1] < 0)))
+            r += a[1];
+          return r;
+        },
+        false, out);
+  }
+  auto it = table.find(type);
+  if (it == table.end())
+    return false;
+  size_t arity = type == "Where" ? 3
+                 : type == "Neg" || type == "Abs" || type == "Not" ||
+                         type == "Min" || type == "Max"
+                     ? 1
+                     : 2;
+  if (in.size() < arity || (arity != 1 && in.size() != arity))
+    return false;
+  bool isBool = it->second.second;
+  if (type == "Where") {
+    if (in.size() != 3 || !in[0] || !in[0]->isBool)
+      return false;
+    isBool = in[1] && in[1]->isBool;
+  }
+  return elementwise(it->second.first, isBool, out);
+}
+
+FailureOr<bool> Folder::shape(IntConstant &out) {
+  std::optional<Dims> dims;
+  if (in[0])
+    dims = in[0]->dims;
+  else if (auto s = ctx.shapeOf(node.input(0)))
+    dims = *s;
+  if (!dims)
+    return false;
+  int64_t rank = dims->size();
+  if (node.op_type() == "Size") {
+    bool dynamic = llvm::any_of(*dims, ShapedType::isDynamic);
+    out.values = {dynamic ? kUnknown : numel(*dims)};
+    return true;
+  }
+  // Opset 15: start/end select a range of dims, clamped like a slice.
+  int64_t start = attrInt(node, "start", 0), end = attrInt(node, "end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, 0, rank);
+  for (int64_t i = start; i < end; ++i)
+    out.values.push_back(ShapedType::isDynamic((*dims)[i]) ? kUnknown
+                                                           : (*dims)[i]);
+  out.dims = {(int64_t)out.values.size()};
+  return true;
+}
+
+FailureOr<bool> Folder::gather(IntConstant &out) {
+  const IntConstant &data = *in[0], &idx = *in[1];
+  int64_t rank = data.dims.size();
+  std::optional<int64_t> axis = normAxis(attrInt(node, "axis", 0), rank);
+  if (!axis) {
+    ctx.error() << "attribute 'axis' = " << attrInt(node, "axis", 0)
+                << " is out of range for rank " << rank;
+    return fail();
+  }
+  int64_t n = data.dims[*axis];
+  Dims outer(data.dims.begin(), data.dims.begin() + *axis);
+  Dims inner(data.dims.begin() + *axis + 1, data.dims.end());
+  int64_t o = numel(outer), k = numel(inner);
+  out.dims = outer;
+  out.dims.insert(out.dims.end(), idx.dims.begin(), idx.dims.end());
+  out.dims.insert(out.dims.end(), inner.begin(), inner.end());
+  out.isBool = data.isBool;
+  for (int64_t a = 0; a < o; ++a) {
+    for (int64_t i : idx.values) {
+      if (i < -n || i >= n) {
+        ctx.error() << "index " << i << " is out of range for dim " << n;
+        return fail();
+      }
+      if (i < 0)
+        i += n;
+      for (int64_t c = 0; c < k; ++c)
+        out.values.push_back(data.values[(a * n + i) * k + c]);
+    }
+  }
+  return true;
+}
+
+FailureOr<bool> Folder::slice(IntConstant &out) {
+  const IntConstant &data = *in[0];
+  int64_t rank = data.dims.size();
+  Dims starts, ends, axes, steps;
+  if (ctx.opset < 10) {
+    const onnx::AttributeProto *s = findAttr(node, "starts"),
+                               *e = findAttr(node, "ends");
+    if (!s || !e)
+      return false;
+    starts.assign(s->ints().begin(), s->ints().end());
+    ends.assign(e->ints().begin(), e->ints().end());
+    if (const onnx::AttributeProto *a = findAttr(node, "axes"))
+      axes.assign(a->ints().begin(), a->ints().end());
+  } else {
+    if (in.size() < 3 || !in[1] || !in[2])
+      return false;
+    starts = in[1]->values;
+    ends = in[2]->values;
+    if (in.size() > 3 && in[3])
+      axes = in[3]->values;
+    if (in.size() > 4 && in[4])
+      steps = in[4]->values;
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < (int64_t)starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  std::string error;
+  auto slices = nn::resolveSlice(data.dims, starts, ends, axes, steps, error);
+  if (failed(slices)) {
+    ctx.error() << error;
+    return fail();
+  }
+  for (const nn::DimSlice &s : *slices)
+    out.dims.push_back(s.size);
+  out.isBool = data.isBool;
+  for (int64_t f = 0, n = numel(out.dims); f < n; ++f) {
+    Dims idx = unflatten(f, out.dims);
+    int64_t flat = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      flat = flat * data.dims[i] + (*slices)[i].offset +
+             (*slices)[i].step * idx[i];
+    out.values.push_back(data.values[flat]);
+  }
+  return true;
+}
+
+FailureOr<bool> Folder::concat(IntConstant &out) {
+  const IntConstant &first = *in[0];
+  int64_t rank = first.dims.size();
+  std::optional<int64_t> axis = normAxis(attrInt(node, "axis", 0), rank);
+  if (!axis) {
+    ctx.error() << "attribute 'axis' is out of range for rank " << rank;
+    return fail();
+  }
+  out.dims = first.dims;
+  out.dims[*axis] = 0;
+  out.isBool = first.isBool;
+  for (const IntConstant *c : in) {
+    if (c->dims.size() != (size_t)rank) {
+      ctx.error() << "int64 operands differ in rank";
+      return fail();
+    }
+    out.dims[*axis] += c->dims[*axis];
+  }
+  int64_t outer = numel(Dims(first.dims.begin(), first.dims.begin() + *axis));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const IntConstant *c : in) {
+      int64_t block = numel(Dims(c->dims.begin() + *axis, c->dims.end()));
+      out.values.insert(out.values.end(), c->values.begin() + o * block,
+                        c->values.begin() + (o + 1) * block);
+    }
+  }
+  return true;
+}
+
+FailureOr<bool> Folder::reshape(IntConstant &out) {
+  const IntConstant &data = *in[0];
+  out = data;
+  if (node.op_type() == "Flatten") {
+    int64_t rank = data.dims.size(), axis = attrInt(node, "axis", 1);
+    if (axis < 0)
+      axis += rank;
+    out.dims = {numel(Dims(data.dims.begin(), data.dims.begin() + axis)),
+                numel(Dims(data.dims.begin() + axis, data.dims.end()))};
+    return true;
+  }
+  Dims shape = in[1]->values;
+  bool allowzero = attrInt(node, "allowzero", 0) != 0;
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allowzero) {
+      if (i >= data.dims.size()) {
+        ctx.error() << "shape entry " << i << " copies a dim the data lacks";
+        return fail();
+      }
+      shape[i] = data.dims[i];
+    }
+    if (shape[i] == -1) {
+      infer = i;
+      continue;
+    }
+    known *= shape[i];
+  }
+  int64_t total = numel(data.dims);
+  if (infer >= 0)
+    shape[infer] = known ? total / known : 0;
+  if (numel(shape) != total) {
+    ctx.error() << "cannot reshape " << total << " int64 values";
+    return fail();
+  }
+  out.dims = shape;
+  return true;
+}
+
+FailureOr<bool> Folder::squeeze(bool unsqueeze, IntConstant &out) {
+  const IntConstant &data = *in[0];
+  out = data;
+  std::optional<Dims> ax = axes(1);
+  int64_t rank = data.dims.size();
+  if (unsqueeze) {
+    if (!ax)
+      return false;
+    int64_t outRank = rank + ax->size();
+    std::vector<bool> inserted(outRank, false);
+    for (int64_t a : *ax) {
+      std::optional<int64_t> n = normAxis(a, outRank);
+      if (!n || inserted[*n]) {
+        ctx.error() << "axis " << a << " is out of range or repeated";
+        return fail();
+      }
+      inserted[*n] = true;
+    }
+    out.dims.clear();
+    for (int64_t i = 0, j = 0; i < outRank; ++i)
+      out.dims.push_back(inserted[i] ? 1 : data.dims[j++]);
+    return true;
+  }
+  std::vector<bool> removed(rank, false);
+  if (!ax) {
+    for (int64_t i = 0; i < rank; ++i)
+      removed[i] = data.dims[i] == 1;
+  } else {
+    for (int64_t a : *ax) {
+      std::optional<int64_t> n = normAxis(a, rank);
+      if (!n || data.dims[*n] != 1) {
+        ctx.error() << "cannot squeeze axis " << a;
+        return fail();
+      }
+      removed[*n] = true;
+    }
+  }
+  out.dims.clear();
+  for (int64_t i = 0; i < rank; ++i)
+    if (!removed[i])
+      out.dims.push_back(data.dims[i]);
+  return true;
+}
+
+FailureOr<bool> Folder::range(IntConstant &out) {
+  if (in.size() != 3 || !in[0] || !in[1] || !in[2])
+    return false;
+  for (const IntConstant *c : in)
+    if (c->values.size() != 1) {
+      ctx.error() << "start, limit and delta must be scalars";
+      return fail();
+    }
+  int64_t start = in[0]->values[0], limit = in[1]->values[0],
+          delta = in[2]->values[0];
+  if (delta == 0) {
+    ctx.error() << "delta is 0";
+    return fail();
+  }
+  int64_t span = limit - start;
+  int64_t n =
+      delta > 0 ? (span + delta - 1) / delta : (span + delta + 1) / delta;
+  n = std::max<int64_t>(n, 0);
+  for (int64_t i = 0; i < n; ++i)
+    out.values.push_back(start + i * delta);
+  out.dims = {n};
+  return true;
+}
+
+FailureOr<bool> Folder::constantOfShape(IntConstant &out) {
+  const onnx::AttributeProto *value = findAttr(node, "value");
+  if (!value || !value->has_t())
+    return false; // the default is float 0
+  const onnx::TensorProto &t = value->t();
+  if (t.data_type() != onnx::TensorProto::INT64 &&
+      t.data_type() != onnx::TensorProto::INT32 &&
+      t.data_type() != onnx::TensorProto::BOOL)
+    return false;
+  IntConstant v = readInts(t);
+  if (v.values.size() != 1) {
+    ctx.error() << "attribute 'value' must hold one value";
+    return fail();
+  }
+  out.dims = in[0]->values;
+  for (int64_t d : out.dims)
+    if (d < 0) {
+      ctx.error() << "negative dim " << d << " in the shape";
+      return fail();
+    }
+  out.isBool = v.isBool;
+  out.values.assign(numel(out.dims), v.values[0]);
+  return true;
+}
+
+FailureOr<bool> Folder::tile(IntConstant &out) {
+  const IntConstant &data = *in[0];
+  const Dims &reps = in[1]->values;
+  if (reps.size() != data.dims.size()) {
+    ctx.error() << "repeats has " << reps.size() << " entries for rank "
+                << data.dims.size();
+    return fail();
+  }
+  out.isBool = data.isBool;
+  for (size_t i = 0; i < reps.size(); ++i)
+    out.dims.push_back(data.dims[i] * reps[i]);
+  for (int64_t f = 0, n = numel(out.dims); f < n; ++f) {
+    Dims idx = unflatten(f, out.dims);
+    int64_t flat = 0;
+    for (size_t i = 0; i < idx.size(); ++i)
+      flat = flat * data.dims[i] + idx[i] % data.dims[i];
+    out.values.push_back(data.values[flat]);
+  }
+  return true;
+}
+
+FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
+  const std::string &type = node.op_type();
+  if (node.output_size() < 1)
+    return false;
+  // Only Shape and Size read a non-constant input (its type).
+  bool readsShape = type == "Shape" || type == "Size";
+  for (auto [i, c] : llvm::enumerate(in))
+    if (!c && !node.input(i).empty() && !(readsShape && i == 0))
+      return false;
+  if (in.empty() || (!in[0] && !readsShape))
+    return false;
+  static const std::map<std::string, size_t> minInputs = {
+      {"Gather", 2}, {"Expand", 2}, {"Tile", 2}, {"Reshape", 2}};
+  auto need = minInputs.find(type);
+  if (need != minInputs.end() && in.size() < need->second)
+    return false;
+  // Inputs that give indices, shapes or bounds must be known entirely.
+  static const std::map<std::string, size_t> firstParam = {
+      {"Gather", 1},    {"Slice", 1},   {"Squeeze", 1},
+      {"Unsqueeze", 1}, {"Reshape", 1}, {"Expand", 1},
+      {"Tile", 1},      {"Range", 0},   {"ConstantOfShape", 0}};
+  if (auto p = firstParam.find(type); p != firstParam.end()) {
+    for (size_t i = p->second; i < in.size(); ++i) {
+      if (in[i] && in[i]->hasUnknown()) {
+        ctx.error() << "input " << i
+                    << " depends on a dynamic dim; give the graph input's "
+                       "shape with --input-shape";
+        return failure();
+      }
+    }
+  }
+  IntConstant out;
+  FailureOr<bool> done = false;
+  if (type == "Identity") {
+    out = *in[0];
+    done = true;
+  } else if (type == "Cast") {
+    int64_t to = attrInt(node, "to", 0);
+    out = *in[0];
+    if (to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32) {
+      out.isBool = false;
+      done = true;
+    } else if (to == onnx::TensorProto::BOOL) {
+      for (int64_t &v : out.values)
+        if (v != kUnknown)
+          v = v != 0;
+      out.isBool = true;
+      done = true;
+    }
+  } else if (readsShape) {
+    done = shape(out);
+  } else if (type == "Gather") {
+    done = gather(out);
+  } else if (type == "Slice") {
+    done = slice(out);
+  } else if (type == "Squeeze" || type == "Unsqueeze") {
+    done = squeeze(type == "Unsqueeze", out);
+  } else if (type == "Concat") {
+    done = concat(out);
+  } else if (type == "Reshape" || type == "Flatten") {
+    done = reshape(out);
+  } else if (type == "Expand") {
+    IntConstant shape;
+    shape.dims = in[1]->values;
+    auto dims = broadcastDims(in[0]->dims, shape.dims);
+    if (!dims) {
+      ctx.error() << "cannot expand the int64 constant to the shape";
+      return failure();
+    }
+    out.dims = *dims;
+    out.isBool = in[0]->isBool;
+    for (int64_t f = 0, n = numel(*dims); f < n; ++f)
+      out.values.push_back(broadcastAt(*in[0], unflatten(f, *dims)));
+    done = true;
+  } else if (type == "Range") {
+    done = range(out);
+  } else if (type == "ConstantOfShape") {
+    done = constantOfShape(out);
+  } else if (type == "Tile") {
+    done = tile(out);
+  } else {
+    done = binary(type, out);
+  }
+  if (failed(done) || !*done)
+    return done;
+  outputs.assign({std::move(out)});
+  return true;
+}
+
+} // namespace
+
+FailureOr<bool> foldIntNode(const onnx::NodeProto &node, const FoldContext &ctx,
+                            std::vector<IntConstant> &outputs) {
+  std::vector<const IntConstant *> in;
+  for (const std::string &name : node.input())
+    in.push_back(name.empty() ? nullptr : ctx.constant(name));
+  return Folder(node, ctx, std::move(in)).run(outputs);
+}
+
+} // namespace autodist::detail

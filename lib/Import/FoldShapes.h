@@ -1,0 +1,85 @@
+//===- FoldShapes.h - import-time folding of shape subgraphs ----*- C++ -*-===//
+//
+// Exporters compute shapes at run time (Shape -> Gather -> Unsqueeze ->
+// Concat -> Reshape, ConstantOfShape -> Equal -> Where -> Expand, Range).
+// Once every input dim is known these subgraphs are constant: the importer
+// evaluates them on int64/bool constants here, so the compute IR only sees
+// static attributes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTODIST_LIB_IMPORT_FOLDSHAPES_H
+#define AUTODIST_LIB_IMPORT_FOLDSHAPES_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class NodeProto;
+class TensorProto;
+} // namespace onnx
+
+namespace autodist::detail {
+
+/// A constant integer (int64 or bool) tensor known at import time: the
+/// importer folds it into attributes (Reshape's shape, reduction axes) and
+/// materializes it as an arith.constant only where an op reads it as data.
+/// An entry that is not known at import time: a dynamic dim read by Shape
+/// (the batch, when no --input-shape fixes it), and whatever is computed
+/// from it. Data movement (Gather, Slice, Concat, ...) carries it along,
+/// arithmetic on it gives kUnknown again; an op that needs the value (a
+/// Range limit, an axis) reports an error, and Reshape takes one unknown
+/// entry as -1.
+constexpr int64_t kUnknown = std::numeric_limits<int64_t>::min();
+
+struct IntConstant {
+  std::vector<int64_t> values;
+  std::vector<int64_t> dims;
+  bool isBool = false;
+
+  /// Whether some entry is kUnknown.
+  bool hasUnknown() const {
+    for (int64_t v : values)
+      if (v == kUnknown)
+        return true;
+    return false;
+  }
+};
+
+/// Reads an int64, int32 or bool TensorProto (raw_data, int64_data or
+/// int32_data); int32 values are widened to int64.
+IntConstant readInts(const onnx::TensorProto &t);
+
+/// What folding needs from the importer.
+struct FoldContext {
+  /// The constant named `name`, or null when it is not one.
+  llvm::function_ref<const IntConstant *(const std::string &)> constant;
+  /// The shape (dynamic dims as ShapedType::kDynamic) of the non-constant
+  /// value named `name`, or nullopt when there is no such value.
+  llvm::function_ref<std::optional<std::vector<int64_t>>(const std::string &)>
+      shapeOf;
+  /// Starts an error naming the node.
+  llvm::function_ref<mlir::InFlightDiagnostic()> error;
+  /// The model's default-domain opset.
+  int64_t opset;
+};
+
+/// Evaluates `node` when its result is an int64/bool constant: Identity,
+/// Cast, Shape, Size, Gather, Slice, Squeeze, Unsqueeze, Concat, Reshape,
+/// Flatten, Add/Sub/Mul/Div/Mod, Neg, Abs, Min/Max, Equal/Less/Greater,
+/// Not/And/Or, Where, Expand, Range, ConstantOfShape (int64/bool value),
+/// Tile. Returns true with `outputs` set when folded, false when the node is
+/// not foldable (some input is not constant, or it is a float op), failure
+/// after reporting an error (e.g. a Range over a dynamic dim).
+mlir::FailureOr<bool> foldIntNode(const onnx::NodeProto &node,
+                                  const FoldContext &ctx,
+                                  std::vector<IntConstant> &outputs);
+
+} // namespace autodist::detail
+
+#endif // AUTODIST_LIB_IMPORT_FOLDSHAPES_H
