@@ -383,6 +383,13 @@ int Trainer::train() {
   const int64_t first = step_;
   const LrSchedule &schedule = manifest_.train->schedule;
   Tensor lr(DType::F32, {}), stepArg(DType::F32, {}), loss(DType::F32, {});
+  // Dropout's generator key: a function of (seed, rank, step), no state.
+  const std::optional<uint64_t> &seed = manifest_.train->seed;
+  Tensor seedArg(DType::I64, {}), rankArg(DType::I64, {});
+  *seedArg.data<int64_t>() = static_cast<int64_t>(opts_.seed ? *opts_.seed
+                                                  : seed     ? *seed
+                                                             : 0);
+  *rankArg.data<int64_t>() = rank_;
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
@@ -395,7 +402,7 @@ int Trainer::train() {
     *stepArg.data<float>() = static_cast<float>(step + 1);
     int64_t sample = plan_->firstSample(step, rank_);
     CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr,
-                   // step, then loss, new params, new state
+                   // step, [seed, rank], then loss, new params, new state
     for (Tensor &p : params_)
       args.add(p);
     for (Tensor &s : state_)
@@ -408,6 +415,10 @@ int Trainer::train() {
                labelsSpec_.withBatch(batch));
     args.add(lr);
     args.add(stepArg);
+    if (seed) {
+      args.add(seedArg);
+      args.add(rankArg);
+    }
     args.add(loss);
     for (Tensor &p : nextParams_)
       args.add(p);
