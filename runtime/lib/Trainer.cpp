@@ -144,6 +144,13 @@ private:
   void checkLabelRange(Dataset &ds) const;
   void checkIndexRanges(Dataset &ds) const;
   void checkBatchDims() const;
+  /// Dropout's seed (--seed, else the manifest's), when the train step takes
+  /// one.
+  std::optional<uint64_t> seed() const {
+    if (!manifest_.train || !manifest_.train->seed)
+      return std::nullopt;
+    return opts_.seed ? *opts_.seed : *manifest_.train->seed;
+  }
 
   const ModelEntryPoints &model_;
   int argc_;
@@ -275,7 +282,8 @@ void Trainer::infer() {
 void Trainer::loadCheckpoint() {
   Checkpoint c =
       Checkpoint::read(opts_.checkpoint, manifest_.params, stateSpecs_);
-  c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps);
+  c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps,
+                   seed());
   params_ = std::move(c.params);
   state_ = std::move(c.state);
   step_ = c.info.step;
@@ -293,7 +301,7 @@ void Trainer::shareCheckpoint() {
 void Trainer::saveCheckpoint(int64_t step) {
   if (rank_ == 0)
     Checkpoint::write(opts_.checkpoint,
-                      {step, size_, opts_.batchSize, manifest_.model},
+                      {step, size_, opts_.batchSize, manifest_.model, seed()},
                       manifest_.params, params_, stateSpecs_, state_);
 }
 
@@ -384,11 +392,9 @@ int Trainer::train() {
   const LrSchedule &schedule = manifest_.train->schedule;
   Tensor lr(DType::F32, {}), stepArg(DType::F32, {}), loss(DType::F32, {});
   // Dropout's generator key: a function of (seed, rank, step), no state.
-  const std::optional<uint64_t> &seed = manifest_.train->seed;
+  const std::optional<uint64_t> seed = this->seed();
   Tensor seedArg(DType::I64, {}), rankArg(DType::I64, {});
-  *seedArg.data<int64_t>() = static_cast<int64_t>(opts_.seed ? *opts_.seed
-                                                  : seed     ? *seed
-                                                             : 0);
+  *seedArg.data<int64_t>() = static_cast<int64_t>(seed.value_or(0));
   *rankArg.data<int64_t>() = rank_;
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
