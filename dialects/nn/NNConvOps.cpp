@@ -391,8 +391,13 @@ BatchNormSqDevOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 }
 
 LogicalResult BatchNormSqDevOp::verify() {
-  return checkGlobalStats(*this, {getSum(), getSum(), getCount()},
-                          getInput().getType().getDimSize(1), "sum and count");
+  int64_t c = getInput().getType().getDimSize(1);
+  if (getSum().getType().getShape() != ArrayRef<int64_t>{c} ||
+      getCount().getType().getShape() != ArrayRef<int64_t>{1})
+    return emitOpError("expects sum [")
+           << c << "] and count [1], got " << getSum().getType() << " and "
+           << getCount().getType();
+  return success();
 }
 
 LogicalResult BatchNormGradSumsOp::inferReturnTypes(

@@ -53,3 +53,11 @@ func.func @global_sums_inference(%x: tensor<?x4x3x3xf32>, %c: tensor<4xf32>, %n:
       -> (tensor<?x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
   return %g#0 : tensor<?x4x3x3xf32>
 }
+
+// -----
+
+func.func @sq_dev_count(%x: tensor<?x4x3x3xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{expects sum [4] and count [1], got 'tensor<4xf32>' and 'tensor<4xf32>'}}
+  %q = nn.batch_norm_sq_dev %x, %c, %c : (tensor<?x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %q : tensor<4xf32>
+}
