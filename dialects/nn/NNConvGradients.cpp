@@ -2,12 +2,14 @@
 //
 // Vector-Jacobian products (DifferentiableOpInterface) of Conv, the
 // poolings, batch normalization (inference and training forms), Gather and
-// LayerNorm, and batch normalization's training form (StatefulOpInterface).
+// LayerNorm, and batch normalization's training form (StatefulOpInterface;
+// over the global batch it all-reduces its sums with dist.all_reduce).
 // The heavy gradients are nn ops of their own (nn.conv_input_grad, ...,
 // lowered in NNConvLowering.cpp and NNNormGradLowering.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "dist/DistOps.h"
 #include "nn/NNOps.h"
 #include "nn/NNShapeUtils.h"
 
@@ -88,12 +90,20 @@ GlobalAveragePoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 // Batch normalization
 //===----------------------------------------------------------------------===//
 
+/// `values` summed over all ranks: one explicit collective in the IR.
+static SmallVector<Value> sumOverRanks(OpBuilder &b, Location loc,
+                                       ValueRange values) {
+  auto op = autodist::dist::AllReduceOp::create(
+      b, loc, values, autodist::dist::ReductionKind::Sum, 0);
+  return SmallVector<Value>(op.getResults());
+}
+
 LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                     SmallVectorImpl<Value> &operandGrads) {
   // Inference form: mean and var are constants, so they get no gradient.
-  auto grad = BatchNormGradOp::create(b, getLoc(), resultGrads[0], getInput(),
-                                      getScale(), getMean(), getVar(),
-                                      getEpsilonAttr(), b.getBoolAttr(false));
+  auto grad = BatchNormGradOp::create(
+      b, getLoc(), resultGrads[0], getInput(), getScale(), getMean(), getVar(),
+      ValueRange(), getEpsilonAttr(), b.getBoolAttr(false));
   operandGrads.assign({grad.getInputGrad(), grad.getScaleGrad(),
                        grad.getBiasGrad(), Value(), Value()});
   return success();
@@ -101,11 +111,22 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 
 SmallVector<unsigned> BatchNormOp::getStateOperandIndices() { return {3, 4}; }
 
-LogicalResult
-BatchNormOp::buildTrainingForm(OpBuilder &b, SmallVectorImpl<Value> &results,
-                               SmallVectorImpl<Value> &newStates) {
-  auto train = BatchNormTrainOp::create(b, getLoc(), getInput(), getScale(),
-                                        getBias(), getMean(), getVar(),
+LogicalResult BatchNormOp::buildTrainingForm(OpBuilder &b,
+                                             SmallVectorImpl<Value> &results,
+                                             SmallVectorImpl<Value> &newStates,
+                                             bool globalBatch) {
+  Location loc = getLoc();
+  SmallVector<Value> stats;
+  if (globalBatch) {
+    // Two passes over the global batch, as over one rank's: the mean from
+    // the all-reduced sums and counts, then the squared deviations from it.
+    auto sum = BatchNormSumOp::create(b, loc, getInput());
+    auto g = sumOverRanks(b, loc, {sum.getSum(), sum.getCount()});
+    auto sq = BatchNormSqDevOp::create(b, loc, getInput(), g[0], g[1]);
+    stats = {g[0], sumOverRanks(b, loc, {sq.getResult()})[0], g[1]};
+  }
+  auto train = BatchNormTrainOp::create(b, loc, getInput(), getScale(),
+                                        getBias(), getMean(), getVar(), stats,
                                         getEpsilonAttr(), getMomentumAttr());
   results.assign({train.getResult()});
   newStates.assign({train.getNewMean(), train.getNewVar()});
@@ -135,9 +156,19 @@ LogicalResult BatchNormTrainOp::buildVJP(OpBuilder &b,
   operandGrads.assign(5, Value());
   if (!resultGrads[0])
     return success();
-  auto grad = BatchNormGradOp::create(b, getLoc(), resultGrads[0], getInput(),
-                                      getScale(), getBatchMean(), getBatchVar(),
-                                      getEpsilonAttr(), b.getBoolAttr(true));
+  Location loc = getLoc();
+  SmallVector<Value> globalSums;
+  if (!getGlobalStats().empty()) {
+    // The input gradient needs the sums over the global batch (the
+    // statistics were global); the scale and bias keep this rank's sums.
+    auto sums = BatchNormGradSumsOp::create(b, loc, resultGrads[0], getInput(),
+                                            getBatchMean());
+    globalSums = sumOverRanks(b, loc, sums.getResults());
+    globalSums.push_back(getGlobalStats()[2]);
+  }
+  auto grad = BatchNormGradOp::create(
+      b, loc, resultGrads[0], getInput(), getScale(), getBatchMean(),
+      getBatchVar(), globalSums, getEpsilonAttr(), b.getBoolAttr(true));
   operandGrads[0] = grad.getInputGrad();
   operandGrads[1] = grad.getScaleGrad();
   operandGrads[2] = grad.getBiasGrad();

@@ -697,23 +697,77 @@ perChannel(OpBuilder &b, Location loc, ValueRange ins,
   return buildElementwise(b, loc, typeOf(ins[0]), ins, body);
 }
 
+/// The scalar of a `[1]` count.
+static Value countOf(OpBuilder &b, Location loc, Value count) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return tensor::ExtractOp::create(b, loc, count, ValueRange{zero});
+}
+
+/// Per-channel `sum / n`.
+static Value channelMean(OpBuilder &b, Location loc, Value sum, Value n) {
+  return perChannel(b, loc, {sum},
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      return arith::DivFOp::create(nb, l, a[0], n).getResult();
+                    });
+}
+
+/// Per-channel sum of `(x - mean)^2`.
+static Value channelSqDev(OpBuilder &b, Location loc, Value x, Value mean) {
+  return channelSum(b, loc, {x, mean},
+                    [](OpBuilder &nb, Location l, ValueRange a) {
+                      Value c = arith::SubFOp::create(nb, l, a[0], a[1]);
+                      return arith::MulFOp::create(nb, l, c, c).getResult();
+                    });
+}
+
+/// Per-channel sum of `dy * (x - mean)`.
+static Value channelGradDev(OpBuilder &b, Location loc, Value dy, Value x,
+                            Value mean) {
+  return channelSum(b, loc, {dy, x, mean},
+                    [](OpBuilder &nb, Location l, ValueRange a) {
+                      Value c = arith::SubFOp::create(nb, l, a[1], a[2]);
+                      return arith::MulFOp::create(nb, l, a[0], c).getResult();
+                    });
+}
+
+static Value channelTotal(OpBuilder &b, Location loc, Value x) {
+  return channelSum(b, loc, {x},
+                    [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+Results BatchNormSumOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value n = perChannelCount(b, loc, getInput());
+  Value count = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({1}, b.getF32Type()), ValueRange{n});
+  return SmallVector<Value>{channelTotal(b, loc, getInput()), count};
+}
+
+Results BatchNormSqDevOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value mean = channelMean(b, loc, getSum(), countOf(b, loc, getCount()));
+  return SmallVector<Value>{channelSqDev(b, loc, getInput(), mean)};
+}
+
+Results BatchNormGradSumsOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  return SmallVector<Value>{
+      channelTotal(b, loc, getGrad()),
+      channelGradDev(b, loc, getGrad(), getInput(), getMean())};
+}
+
 Results BatchNormTrainOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   Value x = getInput();
   float eps = getEpsilon().convertToFloat();
   float mom = getMomentum().convertToFloat();
-  Value n = perChannelCount(b, loc, x);
-  Value sum = channelSum(
-      b, loc, {x}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  Value mean =
-      perChannel(b, loc, {sum}, [&](OpBuilder &nb, Location l, ValueRange a) {
-        return arith::DivFOp::create(nb, l, a[0], n).getResult();
-      });
-  Value sq = channelSum(b, loc, {x, mean},
-                        [](OpBuilder &nb, Location l, ValueRange a) {
-                          Value c = arith::SubFOp::create(nb, l, a[0], a[1]);
-                          return arith::MulFOp::create(nb, l, c, c).getResult();
-                        });
+  // This rank's statistics, or the global batch's (sum, sq_dev, count).
+  ValueRange global = getGlobalStats();
+  Value n =
+      global.empty() ? perChannelCount(b, loc, x) : countOf(b, loc, global[2]);
+  Value sum = global.empty() ? channelTotal(b, loc, x) : global[0];
+  Value mean = channelMean(b, loc, sum, n);
+  Value sq = global.empty() ? channelSqDev(b, loc, x, mean) : global[1];
   Value var =
       perChannel(b, loc, {sq}, [&](OpBuilder &nb, Location l, ValueRange a) {
         return arith::DivFOp::create(nb, l, a[0], n).getResult();
@@ -764,13 +818,8 @@ Results BatchNormGradOp::lowerToLinalg(OpBuilder &b) {
                                      math::SqrtOp::create(nb, l, v))
             .getResult();
       });
-  Value sdy = channelSum(
-      b, loc, {dy}, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  Value sdyx = channelSum(
-      b, loc, {dy, x, getMean()}, [](OpBuilder &nb, Location l, ValueRange a) {
-        Value c = arith::SubFOp::create(nb, l, a[1], a[2]);
-        return arith::MulFOp::create(nb, l, a[0], c).getResult();
-      });
+  Value sdy = channelTotal(b, loc, dy);
+  Value sdyx = channelGradDev(b, loc, dy, x, getMean());
   Value dscale = perChannel(
       b, loc, {sdyx, istd}, [](OpBuilder &nb, Location l, ValueRange a) {
         return arith::MulFOp::create(nb, l, a[0], a[1]).getResult();
@@ -787,13 +836,13 @@ Results BatchNormGradOp::lowerToLinalg(OpBuilder &b) {
     return SmallVector<Value>{dx, dscale, sdy};
   }
   // Batch statistics: dx = k * (dy - sum(dy) / n - (x - mean) * istd^2 *
-  // sum(dy * (x - mean)) / n).
-  Value n = perChannelCount(b, loc, x);
-  Value a =
-      perChannel(b, loc, {sdy}, [&](OpBuilder &nb, Location l, ValueRange v) {
-        return arith::DivFOp::create(nb, l, v[0], n).getResult();
-      });
-  Value c = perChannel(b, loc, {sdyx, istd},
+  // sum(dy * (x - mean)) / n), the sums and n over the global batch when
+  // the statistics were.
+  ValueRange global = getGlobalSums();
+  Value n =
+      global.empty() ? perChannelCount(b, loc, x) : countOf(b, loc, global[2]);
+  Value a = channelMean(b, loc, global.empty() ? sdy : global[0], n);
+  Value c = perChannel(b, loc, {global.empty() ? sdyx : global[1], istd},
                        [&](OpBuilder &nb, Location l, ValueRange v) {
                          Value i2 = arith::MulFOp::create(nb, l, v[1], v[1]);
                          Value t = arith::MulFOp::create(nb, l, v[0], i2);

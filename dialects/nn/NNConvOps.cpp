@@ -20,7 +20,6 @@ RankedTensorType rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-
 std::string listStr(ArrayRef<int64_t> v) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -314,6 +313,111 @@ BatchNormGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                x.getDimSize(1), "] per-channel operands");
   results.push_back(x);
   results.append(2, channels);
+  return success();
+}
+
+/// Checks statistics over the global batch: empty, or `[C]`, `[C]`, `[1]`.
+static LogicalResult checkGlobalStats(Operation *op, ValueRange stats,
+                                      int64_t channels, StringRef what) {
+  if (stats.empty())
+    return success();
+  if (stats.size() != 3)
+    return op->emitOpError("expects 0 or 3 ")
+           << what << " operands, got " << stats.size();
+  int64_t expected[] = {channels, channels, 1};
+  for (auto [v, n] : llvm::zip(stats, expected))
+    if (rankedType(v).getShape() != ArrayRef<int64_t>{n})
+      return op->emitOpError("expects ")
+             << what << " of shapes [" << channels << "], [" << channels
+             << "], [1], got " << v.getType();
+  return success();
+}
+
+LogicalResult BatchNormTrainOp::verify() {
+  float eps = getEpsilon().convertToFloat();
+  if (!std::isfinite(eps) || eps < 0.0f)
+    return emitOpError("epsilon must be finite and >= 0, got ") << eps;
+  return checkGlobalStats(*this, getGlobalStats(),
+                          getInput().getType().getDimSize(1), "global_stats");
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  if (!getGlobalSums().empty() && !getTrainingMode())
+    return emitOpError("global_sums need training_mode");
+  return checkGlobalStats(*this, getGlobalSums(),
+                          getInput().getType().getDimSize(1), "global_sums");
+}
+
+/// `[C]` f32 for an `[N, C, ...]` input with a static C, or an error.
+static FailureOr<RankedTensorType> channelType(std::optional<Location> loc,
+                                               StringRef name, Value x) {
+  auto t = rankedType(x);
+  if (t.getRank() < 2 || t.isDynamicDim(1)) {
+    (void)emitOptionalError(loc, name,
+                            " expects [N, C, ...] with a static C, got ",
+                            shapeStr(t.getShape()));
+    return failure();
+  }
+  return RankedTensorType::get({t.getDimSize(1)}, t.getElementType());
+}
+
+LogicalResult BatchNormSumOp::inferReturnTypes(MLIRContext *ctx,
+                                               std::optional<Location> loc,
+                                               ValueRange operands,
+                                               DictionaryAttr, OpaqueProperties,
+                                               RegionRange,
+                                               SmallVectorImpl<Type> &results) {
+  FailureOr<RankedTensorType> c =
+      channelType(loc, "nn.batch_norm_sum", operands[0]);
+  if (failed(c))
+    return failure();
+  results.assign({*c, RankedTensorType::get({1}, Float32Type::get(ctx))});
+  return success();
+}
+
+LogicalResult BatchNormSumOp::verify() { return success(); }
+
+LogicalResult
+BatchNormSqDevOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   ValueRange operands, DictionaryAttr,
+                                   OpaqueProperties, RegionRange,
+                                   SmallVectorImpl<Type> &results) {
+  FailureOr<RankedTensorType> c =
+      channelType(loc, "nn.batch_norm_sq_dev", operands[0]);
+  if (failed(c))
+    return failure();
+  results.push_back(*c);
+  return success();
+}
+
+LogicalResult BatchNormSqDevOp::verify() {
+  int64_t c = getInput().getType().getDimSize(1);
+  if (getSum().getType().getShape() != ArrayRef<int64_t>{c} ||
+      getCount().getType().getShape() != ArrayRef<int64_t>{1})
+    return emitOpError("expects sum [")
+           << c << "] and count [1], got " << getSum().getType() << " and "
+           << getCount().getType();
+  return success();
+}
+
+LogicalResult BatchNormGradSumsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  FailureOr<RankedTensorType> c =
+      channelType(loc, "nn.batch_norm_grad_sums", operands[1]);
+  if (failed(c))
+    return failure();
+  results.assign(2, *c);
+  return success();
+}
+
+LogicalResult BatchNormGradSumsOp::verify() {
+  auto g = getGrad().getType(), x = getInput().getType();
+  if (g.getRank() != x.getRank() || g.getDimSize(1) != x.getDimSize(1))
+    return emitOpError("grad ") << g << " does not match the input " << x;
+  if (getMean().getType().getShape() != ArrayRef<int64_t>{x.getDimSize(1)})
+    return emitOpError("mean must be [") << x.getDimSize(1) << "]";
   return success();
 }
 

@@ -159,6 +159,13 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
     is its own training form, so the train step writes `new_mean` and
     `new_var` back to the running-statistic parameters.
 
+    `global_stats` is empty (statistics of this rank's batch) or, for
+    statistics over the global batch (`--sync-batchnorm`), the per-channel
+    sum `[C]`, sum of squared deviations from the mean `[C]` and the count
+    `[1]` over all ranks (`nn.batch_norm_sum`, `nn.batch_norm_sq_dev` and
+    `dist.all_reduce sum`): then `batch_mean = sum / count`,
+    `batch_var = sq_dev / count` and `n = count`.
+
     ```mlir
     %y, %m1, %v1, %bm, %bv = nn.batch_norm_train %x, %scale, %bias, %mean, %var
         {epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32}
@@ -168,12 +175,71 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
   }];
   let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$scale,
                    NN_F32Tensor:$bias, NN_F32Tensor:$mean,
-                   NN_F32Tensor:$var,
+                   NN_F32Tensor:$var, Variadic<NN_F32Tensor>:$global_stats,
                    DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
                    DefaultValuedAttr<F32Attr, "0.9">:$momentum);
   let results = (outs NN_F32Tensor:$result, NN_F32Tensor:$new_mean,
                  NN_F32Tensor:$new_var, NN_F32Tensor:$batch_mean,
                  NN_F32Tensor:$batch_var);
+  let hasVerifier = 1;
+}
+
+def NN_BatchNormSumOp : NN_Op<"batch_norm_sum"> {
+  let summary = "Per-channel sum and count of this rank's batch";
+  let description = [{
+    For an input `[N, C, ...]`: the sum over all dims but 1 (`[C]`) and the
+    number of values per channel (`[1]`, f32). The first step of batch
+    statistics over the global batch: all-reduced, `sum / count` is the
+    global mean.
+
+    ```mlir
+    %sum, %count = nn.batch_norm_sum %x
+        : (tensor<?x4x8x8xf32>) -> (tensor<4xf32>, tensor<1xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input);
+  let results = (outs NN_F32Tensor:$sum, NN_F32Tensor:$count);
+  let hasVerifier = 1;
+}
+
+def NN_BatchNormSqDevOp : NN_Op<"batch_norm_sq_dev"> {
+  let summary = "Per-channel sum of squared deviations from a given mean";
+  let description = [{
+    For an input `[N, C, ...]` and the (global) per-channel `sum` `[C]` and
+    `count` `[1]`: `sum((x - sum / count)^2)` over all dims but 1 (`[C]`).
+    All-reduced and divided by the global count, the global (biased)
+    variance, computed in two passes like the per-rank statistics.
+
+    ```mlir
+    %sq = nn.batch_norm_sq_dev %x, %sum, %count
+        : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$sum,
+                   NN_F32Tensor:$count);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_BatchNormGradSumsOp : NN_Op<"batch_norm_grad_sums"> {
+  let summary = "Per-channel sums the batch-norm backward reduces";
+  let description = [{
+    For the upstream gradient `grad` and the input `[N, C, ...]` of a batch
+    normalization with batch mean `mean` `[C]`: `sum(grad)` and
+    `sum(grad * (x - mean))` over all dims but 1 (each `[C]`). With
+    statistics over the global batch these are all-reduced before the input
+    gradient is formed (`nn.batch_norm_grad` with `global_sums`).
+
+    ```mlir
+    %sdy, %sdyx = nn.batch_norm_grad_sums %dy, %x, %mean
+        : (tensor<?x4x8x8xf32>, tensor<?x4x8x8xf32>, tensor<4xf32>)
+        -> (tensor<4xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   NN_F32Tensor:$mean);
+  let results = (outs NN_F32Tensor:$sum_grad, NN_F32Tensor:$sum_grad_dev);
+  let hasVerifier = 1;
 }
 
 def NN_BatchNormGradOp : NN_Op<"batch_norm_grad"> {
@@ -186,6 +252,12 @@ def NN_BatchNormGradOp : NN_Op<"batch_norm_grad"> {
     statistics (`training_mode = true`, which adds the terms through which
     `x` moves them: the full batch-norm backward).
 
+    `global_sums` is empty, or (statistics over the global batch, only with
+    `training_mode`) `sum(grad)`, `sum(grad * (x - mean))` (`[C]` each) and
+    the count (`[1]`) over all ranks: the input gradient then uses them,
+    while the scale and bias gradients stay this rank's own sums (the
+    gradient synchronization averages them as any parameter's).
+
     ```mlir
     %dx, %dscale, %dbias = nn.batch_norm_grad %dy, %x, %scale, %mean, %var
         {epsilon = 1.000000e-05 : f32, training_mode = true}
@@ -195,11 +267,12 @@ def NN_BatchNormGradOp : NN_Op<"batch_norm_grad"> {
   }];
   let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
                    NN_F32Tensor:$scale, NN_F32Tensor:$mean,
-                   NN_F32Tensor:$var,
+                   NN_F32Tensor:$var, Variadic<NN_F32Tensor>:$global_sums,
                    DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
                    DefaultValuedAttr<BoolAttr, "false">:$training_mode);
   let results = (outs NN_F32Tensor:$input_grad, NN_F32Tensor:$scale_grad,
                  NN_F32Tensor:$bias_grad);
+  let hasVerifier = 1;
 }
 
 def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {

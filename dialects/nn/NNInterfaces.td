@@ -36,7 +36,9 @@ def StatefulOpInterface : OpInterface<"StatefulOpInterface"> {
     training them (batch normalization's running mean and variance). The
     training-step builder keeps such parameters out of the optimizer,
     replaces the op by its training form and returns the new state values
-    as the parameters' outputs.
+    as the parameters' outputs. With `globalBatch`, the training form
+    computes its statistics over the global batch (all ranks, through
+    explicit `dist.all_reduce sum` ops) instead of the rank's own batch.
   }];
   let methods = [
     InterfaceMethod<
@@ -50,7 +52,31 @@ def StatefulOpInterface : OpInterface<"StatefulOpInterface"> {
       "::mlir::LogicalResult", "buildTrainingForm",
       (ins "::mlir::OpBuilder &":$builder,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$results,
-           "::llvm::SmallVectorImpl<::mlir::Value> &":$newStates)>
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$newStates,
+           "bool":$globalBatch)>
+  ];
+}
+
+def StochasticOpInterface : OpInterface<"StochasticOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that is random in training and deterministic in inference
+    (dropout). The training-step builder replaces it by its training form,
+    which draws from a stateless counter-based generator keyed by the run's
+    seed, the rank, the step number and the op's `stream` (its index among
+    the stochastic ops of `@forward`), so a step's randomness is a function
+    of those alone: no generator state, exact checkpoint resume.
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Build the training form of this op at the builder's insertion point
+        from the key operands `seed` and `rank` (`tensor<i64>`) and `step`
+        (`tensor<f32>`, 1-based); `results` receives the values that replace
+        this op's results. The caller replaces and erases this op.}],
+      "::mlir::LogicalResult", "buildTrainingForm",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$seed,
+           "::mlir::Value":$rank, "::mlir::Value":$step, "int64_t":$stream,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$results)>
   ];
 }
 

@@ -259,7 +259,12 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-LogicalResult DropoutOp::verify() { return success(); }
+LogicalResult DropoutOp::verify() {
+  float ratio = getRatio().convertToFloat();
+  if (!(ratio >= 0.0f && ratio < 1.0f))
+    return emitOpError("ratio must be in [0, 1), got ") << ratio;
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Softmax, LogSoftmax

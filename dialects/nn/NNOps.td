@@ -234,17 +234,25 @@ def NN_CastOp : NN_DiffOp<"cast"> {
   let hasVerifier = 1;
 }
 
-def NN_DropoutOp : NN_DiffOp<"dropout"> {
-  let summary = "Dropout in inference mode";
+def NN_DropoutOp : NN_DiffOp<"dropout",
+    [DeclareOpInterfaceMethods<StochasticOpInterface>]> {
+  let summary = "Dropout (inference form: the identity)";
   let description = [{
-    ONNX `Dropout` with `training_mode` false (inference): `output` is the
-    input unchanged and `mask` is all true.
+    ONNX `Dropout`. This inference form is the identity: `output` is the
+    input unchanged and `mask` is all true (as `torch.nn.Dropout` in eval
+    mode), whatever ONNX's `training_mode`. `ratio` (the probability of
+    dropping an element, `0 <= ratio < 1`) only matters in the training
+    form (StochasticOpInterface), which `autodist-build-train-step` builds:
+    `nn.dropout_mask` and `nn.masked_scale` with keep-scale
+    `1 / (1 - ratio)`.
 
     ```mlir
-    %y, %mask = nn.dropout %x : (tensor<?x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xi1>)
+    %y, %mask = nn.dropout %x {ratio = 3.000000e-01 : f32}
+        : (tensor<?x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xi1>)
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input);
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "0.5">:$ratio);
   let results = (outs NN_F32Tensor:$output, NN_BoolTensor:$mask);
   let hasVerifier = 1;
 }
@@ -629,6 +637,7 @@ def NN_SgdUpdateOp : NN_Op<"sgd_update",
 
 include "nn/NNConvOps.td"
 include "nn/NNShapeOps.td"
+include "nn/NNTrainingOps.td"
 
 def NN_MseLossOp : NN_DiffOp<"mse_loss"> {
   let summary = "Mean squared error";

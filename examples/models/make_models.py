@@ -5,6 +5,10 @@
       LeNet-style: x [batch, 1, 28, 28] -> Conv(6, 5x5, pad 2) -> Relu ->
       MaxPool(2) -> Conv(16, 5x5) -> Relu -> MaxPool(2) -> Flatten ->
       Gemm(120) -> Relu -> Gemm(10) -> logits.
+  make_models.py --kind cnn --batchnorm --out cnn_bn.onnx
+      the same with BatchNormalization (inference form, momentum 0.9, as
+      torch's BatchNorm2d; running mean 0, variance 1) after each Conv:
+      bn1.weight/bias/running_mean/running_var, bn2.*.
   make_models.py --kind transformer --out tf.onnx [--vocab 100 --seq 8 --dim 16]
       one encoder block over token ids: ids [batch, seq] (int64) ->
       Gather(embedding) + positional -> LayerNorm -> self-attention
@@ -27,6 +31,29 @@ def init(rng, name, shape, fan_in):
     bound = 1.0 / np.sqrt(fan_in)
     return numpy_helper.from_array(
         rng.uniform(-bound, bound, size=shape).astype(np.float32), name)
+
+
+def with_batchnorm(graph):
+    """Inserts BatchNormalization after each Conv of `graph` (in place)."""
+    nodes = list(graph.node)
+    del graph.node[:]
+    for node in nodes:
+        if node.op_type != "Conv":
+            graph.node.append(node)
+            continue
+        k = sum(n.op_type == "BatchNormalization" for n in graph.node) + 1
+        channels = next(i.dims[0] for i in graph.initializer if i.name == node.input[1])
+        names = [f"bn{k}.{p}" for p in ("weight", "bias", "running_mean", "running_var")]
+        for name, value in zip(names, (1.0, 0.0, 0.0, 1.0)):
+            graph.initializer.append(numpy_helper.from_array(
+                np.full(channels, value, np.float32), name))
+        out = node.output[0]
+        node.output[0] = out + "_conv"
+        graph.node.append(node)
+        graph.node.append(helper.make_node(
+            "BatchNormalization", [out + "_conv"] + names, [out], name=f"/bn{k}/BatchNormalization",
+            epsilon=1e-5, momentum=0.9))
+    return graph
 
 
 def cnn(rng):
@@ -121,6 +148,8 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kind", choices=["cnn", "transformer"], required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--batchnorm", action="store_true",
+                   help="cnn: BatchNormalization after each Conv")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--vocab", type=int, default=100)
     p.add_argument("--seq", type=int, default=8)
@@ -128,6 +157,8 @@ def main():
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
     graph = cnn(rng) if a.kind == "cnn" else transformer(rng, a.vocab, a.seq, a.dim)
+    if a.batchnorm and a.kind == "cnn":
+        graph = with_batchnorm(graph)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)],
                               producer_name="autodist-examples")
     model.ir_version = 8

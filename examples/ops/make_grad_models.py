@@ -18,7 +18,8 @@ rows of each input: ``x`` standard normal, ``p`` uniform in [0.5, 1.5]
 Models (opset 17 unless noted):
 
   div, pow_const, pow, sqrt, neg, exp, log, sigmoid, tanh, erf, leaky_relu,
-  gelu (opset 20), gelu_tanh (opset 20), where, cast, dropout (opset 13),
+  gelu (opset 20), gelu_tanh (opset 20), where, cast, dropout (opset 13,
+  ratio 0),
   softmax, log_softmax, reduce_sum, reduce_mean, reduce_max, transpose,
   squeeze, unsqueeze, concat, matmul_nd (N-D x 2-D, 1-D operands),
   matmul_batched (batch x batch, broadcast batch dims), slice (positive
@@ -155,7 +156,10 @@ def cast(m):
 
 
 def dropout(m):
-    m.term(m.node("Dropout", [m.linear("x", 4)]), [None, 4])
+    # Ratio 0: the training form's mask keeps everything at scale 1, which a
+    # deterministic reference can check (masks: test/e2e/dropout.test).
+    ratio = m.const(np.float32(0.0))
+    m.term(m.node("Dropout", [m.linear("x", 4), ratio]), [None, 4])
 
 
 def softmax_like(op):

@@ -480,8 +480,11 @@ def bad_models():
         "softmax_axis": bad_model("softmax_axis", [
             mk("Softmax", ["x"], ["y"], name="bad", axis=2)], x2, 13),
         "dropout_training": bad_model("dropout_training", [
-            mk("Constant", [], ["t"], value=t(True, np.bool_)),
+            mk("Cast", ["x"], ["t"], to=TensorProto.BOOL),
             mk("Dropout", ["x", "", "t"], ["y"], name="bad")], x2, 13),
+        "dropout_ratio": bad_model("dropout_ratio", [
+            mk("Constant", [], ["r"], value=t(1.0, np.float32)),
+            mk("Dropout", ["x", "r"], ["y"], name="bad")], x2, 13),
         "dropout_mask_opset10": bad_model("dropout_mask_opset10", [
             mk("Dropout", ["x"], ["y", "mask"], name="bad")], x2, 10),
         "reduce_axes_not_constant": bad_model("reduce_axes_not_constant", [

@@ -34,6 +34,14 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
     Optimizers: `sgd`, `momentum` (`nesterov`), `adam`, `adamw`, each with
     `weight-decay`. The learning-rate schedule is recorded for the runtime,
     which passes each step's lr.
+
+    Training forms: batch normalization uses batch statistics and updates
+    its running statistics (StatefulOpInterface; with `sync-batchnorm` the
+    statistics are those of the global batch, through `dist.all_reduce
+    sum`); dropout draws its mask (StochasticOpInterface). A model with
+    dropout gets two more arguments after `step`,
+    `%seed: tensor<i64> {nn.seed}` and `%rank: tensor<i64> {nn.rank}`, and
+    `seed` is recorded in `autodist.train` (the manifest's `train.seed`).
   }];
   let options = [
     Option<"loss", "loss", "std::string", "\"cross_entropy\"",
@@ -63,9 +71,16 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
     Option<"minLr", "min-lr", "double", "0.0", "cosine: final lr">,
     Option<"stepSize", "step-size", "int64_t", "0",
            "step: steps between decays">,
-    Option<"gamma", "gamma", "double", "0.1", "step: decay factor">
+    Option<"gamma", "gamma", "double", "0.1", "step: decay factor">,
+    Option<"seed", "seed", "uint64_t", "0",
+           "seed of the stochastic ops' generator (dropout), recorded in "
+           "the manifest">,
+    Option<"syncBatchNorm", "sync-batchnorm", "bool", "false",
+           "batch normalization statistics over the global batch (all "
+           "ranks, through all-reduces) instead of each rank's batch">
   ];
   let dependentDialects = ["autodist::nn::NNDialect",
+                           "autodist::dist::DistDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
 }

@@ -47,6 +47,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   train.minLr = o.minLr;
   train.stepSize = o.stepSize;
   train.gamma = o.gamma;
+  train.seed = o.seed;
+  train.syncBatchNorm = o.syncBatchNorm;
   if (o.withTrainStep)
     pm.addPass(createBuildTrainStep(train));
   ApplyStrategyOptions strategy;

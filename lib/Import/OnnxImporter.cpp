@@ -481,13 +481,38 @@ LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
   FailureOr<Value> x = operand(node, 0);
   if (failed(x))
     return failure();
-  // Inference only: training_mode, when given, must be a constant false.
+  // The ratio: attribute before opset 12, constant input 1 since (a Constant
+  // node or, as some exporters write it, a float initializer); 0.5 if absent.
+  float ratio = attrFloat(node, "ratio", 0.5f);
+  if (opset >= 12 && hasInput(node, 1)) {
+    const std::string &name = node.input(1);
+    std::vector<float> v;
+    auto it = values.find(name);
+    auto c = it == values.end() ? arith::ConstantOp()
+                                : it->second.getDefiningOp<arith::ConstantOp>();
+    auto attr =
+        c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+    if (attr && attr.getElementType().isF32())
+      v.assign(attr.getValues<float>().begin(), attr.getValues<float>().end());
+    else if (floatInits.count(name))
+      v = readFloats(*floatInits[name]);
+    if (v.size() != 1) {
+      nodeError(node) << "input 'ratio' must be a constant float scalar";
+      return failure();
+    }
+    ratio = v[0];
+  }
+  if (!(ratio >= 0.0f && ratio < 1.0f)) {
+    nodeError(node) << "ratio " << ratio << " is outside [0, 1)";
+    return failure();
+  }
+  // training_mode, when given, must be a constant: inference (the forward
+  // pass) is the identity and the training step applies the mask either
+  // way, as torch's eval() and train() do.
   if (hasInput(node, 2)) {
     auto it = intConstants.find(node.input(2));
-    if (it == intConstants.end() || it->second.values.size() != 1 ||
-        it->second.values[0] != 0) {
-      nodeError(node) << "input 'training_mode' must be a constant false "
-                         "(only inference is supported)";
+    if (it == intConstants.end() || it->second.values.size() != 1) {
+      nodeError(node) << "input 'training_mode' must be a constant bool";
       return failure();
     }
   }
@@ -498,7 +523,8 @@ LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
                        "before opset 12)";
     return failure();
   }
-  FailureOr<Operation *> op = buildOp<nn::DropoutOp>(node, {*x}, {}, 2);
+  FailureOr<Operation *> op = buildOp<nn::DropoutOp>(
+      node, {*x}, {b.getNamedAttr("ratio", b.getF32FloatAttr(ratio))}, 2);
   if (failed(op))
     return failure();
   if (node.output_size() < 1) {

@@ -3,11 +3,14 @@
 // Builds @train_step from @forward. The pass only orchestrates: each op
 // supplies its own vector-Jacobian product (DifferentiableOpInterface), each
 // loss and optimizer is an op, and gradient clipping is an op that
-// synchronization can see through (GradientTransformOpInterface).
+// synchronization can see through (GradientTransformOpInterface). Ops with
+// a training form take it: batch normalization (StatefulOpInterface) and
+// dropout (StochasticOpInterface).
 //
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "dist/DistOps.h"
 #include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -116,7 +119,9 @@ private:
                                   Value grad, ValueRange state, Value lr,
                                   Value step, SmallVectorImpl<Value> &newState);
   FailureOr<func::FuncOp> buildTrainStep(func::FuncOp forward);
-  DictionaryAttr trainAttr(Builder &b);
+  /// The training settings the manifest records (`seed` when the step
+  /// takes the generator's key).
+  DictionaryAttr trainAttr(Builder &b, bool withSeed);
 };
 
 LogicalResult BuildTrainStepPass::checkOptions(ModuleOp module) {
@@ -280,7 +285,13 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     return forward.emitError("--freeze names '")
            << frozen.begin()->getKey() << "', which is not a parameter";
 
-  // Signature: params, optimizer state, inputs, [labels], lr, step.
+  // Stochastic ops (dropout) need the generator's key.
+  bool stochastic = llvm::any_of(forward.getBody().front(), [](Operation &op) {
+    return isa<nn::StochasticOpInterface>(op);
+  });
+
+  // Signature: params, optimizer state, inputs, [labels], lr, step,
+  // [seed, rank].
   SmallVector<Type> argTypes;
   SmallVector<DictionaryAttr> argAttrs;
   DenseMap<unsigned, unsigned> fwdToStep;
@@ -318,6 +329,16 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   argTypes.push_back(scalar);
   argAttrs.push_back(
       b.getDictionaryAttr(b.getNamedAttr("nn.step", b.getUnitAttr())));
+  std::optional<unsigned> seedArg;
+  if (stochastic) {
+    auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
+    seedArg = argTypes.size();
+    for (StringRef tag : {"nn.seed", "nn.rank"}) {
+      argTypes.push_back(i64Scalar);
+      argAttrs.push_back(
+          b.getDictionaryAttr(b.getNamedAttr(tag, b.getUnitAttr())));
+    }
+  }
 
   auto step = func::FuncOp::create(b, loc, "train_step",
                                    b.getFunctionType(argTypes, {}));
@@ -331,7 +352,7 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     map.map(forward.getArgument(fwd), entry->getArgument(idx));
   b.setInsertionPointToEnd(entry);
   Value output;
-  SmallVector<Operation *> stateful;
+  SmallVector<Operation *> stateful, random;
   for (Operation &op : forward.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       output = map.lookup(ret.getOperand(0));
@@ -340,7 +361,17 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     Operation *clone = b.clone(op, map);
     if (toTrainingForm.contains(&op))
       stateful.push_back(clone);
+    if (isa<nn::StochasticOpInterface>(op))
+      random.push_back(clone);
   }
+  // Replaces `op`'s results by `replacements` (also as the model output).
+  auto replace = [&](Operation *op, ValueRange replacements) {
+    for (auto [from, to] : llvm::zip(op->getResults(), replacements))
+      if (output == from)
+        output = to;
+    op->replaceAllUsesWith(replacements);
+    op->erase();
+  };
   // Training forms; the new running statistics become the parameters'
   // outputs.
   DenseMap<Value, Value> newStats;
@@ -348,15 +379,21 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     auto st = cast<nn::StatefulOpInterface>(op);
     SmallVector<Value> replacements, updated;
     b.setInsertionPoint(op);
-    if (failed(st.buildTrainingForm(b, replacements, updated)))
+    if (failed(st.buildTrainingForm(b, replacements, updated, syncBatchNorm)))
       return failure();
     for (auto [i, v] : llvm::zip(st.getStateOperandIndices(), updated))
       newStats[op->getOperand(i)] = v;
-    for (auto [from, to] : llvm::zip(op->getResults(), replacements))
-      if (output == from)
-        output = to;
-    op->replaceAllUsesWith(replacements);
-    op->erase();
+    replace(op, replacements);
+  }
+  // Stochastic ops draw from streams numbered in @forward's order.
+  for (auto [stream, op] : llvm::enumerate(random)) {
+    SmallVector<Value> replacements;
+    b.setInsertionPoint(op);
+    if (failed(cast<nn::StochasticOpInterface>(op).buildTrainingForm(
+            b, entry->getArgument(*seedArg), entry->getArgument(*seedArg + 1),
+            entry->getArgument(stepArg), stream, replacements)))
+      return failure();
+    replace(op, replacements);
   }
   b.setInsertionPointToEnd(entry);
   FailureOr<Value> lossValue = buildLoss(
@@ -433,7 +470,15 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   return step;
 }
 
-DictionaryAttr BuildTrainStepPass::trainAttr(Builder &b) {
+/// Whether `step` takes the generator's key (seed, rank).
+bool takesSeed(func::FuncOp step) {
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "nn.seed"))
+      return true;
+  return false;
+}
+
+DictionaryAttr BuildTrainStepPass::trainAttr(Builder &b, bool withSeed) {
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("loss", b.getStringAttr(loss)),
       b.getNamedAttr("optimizer", b.getStringAttr(optimizer)),
@@ -451,6 +496,9 @@ DictionaryAttr BuildTrainStepPass::trainAttr(Builder &b) {
     attrs.push_back(b.getNamedAttr("step_size", b.getI64IntegerAttr(stepSize)));
     attrs.push_back(b.getNamedAttr("gamma", b.getF64FloatAttr(gamma)));
   }
+  if (withSeed)
+    attrs.push_back(b.getNamedAttr(
+        "seed", b.getI64IntegerAttr(static_cast<int64_t>(uint64_t(seed)))));
   return b.getDictionaryAttr(attrs);
 }
 
@@ -465,10 +513,11 @@ void BuildTrainStepPass::runOnOperation() {
     module.emitError("the module already has a @train_step");
     return signalPassFailure();
   }
-  if (failed(checkOptions(module)) || failed(buildTrainStep(forward)))
+  FailureOr<func::FuncOp> step;
+  if (failed(checkOptions(module)) || failed(step = buildTrainStep(forward)))
     return signalPassFailure();
   Builder b(module.getContext());
-  module->setAttr("autodist.train", trainAttr(b));
+  module->setAttr("autodist.train", trainAttr(b, takesSeed(*step)));
 }
 
 } // namespace

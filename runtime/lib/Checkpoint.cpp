@@ -72,6 +72,8 @@ void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,
                {"model", info.model},
                {"params", namesOf(paramSpecs)},
                {"state", namesOf(stateSpecs)}};
+  if (info.seed)
+    meta["seed"] = static_cast<int64_t>(*info.seed);
   AtomicFileWriter out(path(dir));
   NpzWriter npz(out);
   npz.addFile(kMetaEntry, meta.dump() + "\n");
@@ -115,6 +117,8 @@ Checkpoint Checkpoint::read(const std::string &dir,
     c.info.model = meta.value("model", "");
     params = meta.at("params").get<std::vector<std::string>>();
     state = meta.at("state").get<std::vector<std::string>>();
+    if (meta.contains("seed"))
+      c.info.seed = static_cast<uint64_t>(meta["seed"].get<int64_t>());
   } catch (const json::exception &e) {
     throw Error(label + " has a corrupt " + kMetaEntry + ": " + e.what());
   }
@@ -128,7 +132,8 @@ Checkpoint Checkpoint::read(const std::string &dir,
 }
 
 void Checkpoint::checkResumable(const std::string &dir, int64_t ranks,
-                                int64_t batch, int64_t totalSteps) const {
+                                int64_t batch, int64_t totalSteps,
+                                std::optional<uint64_t> seed) const {
   std::string label = "checkpoint " + inQuotes(path(dir));
   // Which samples a step uses depends on both (BatchPlan).
   if (ranks != info.worldSize)
@@ -141,6 +146,12 @@ void Checkpoint::checkResumable(const std::string &dir, int64_t ranks,
                 std::to_string(info.batchSize) +
                 ", but this run has --batch-size=" + std::to_string(batch) +
                 "; resume with the same batch size");
+  // Dropout's masks depend on it.
+  if (seed && info.seed && *seed != *info.seed)
+    throw Error(label +
+                " was written with --seed=" + std::to_string(*info.seed) +
+                ", but this run has --seed=" + std::to_string(*seed) +
+                "; resume with the same seed");
   if (info.step > totalSteps)
     throw Error(label + " is at step " + std::to_string(info.step) +
                 ", past --steps=" + std::to_string(totalSteps) +

@@ -120,6 +120,8 @@ Manifest Manifest::parse(std::string_view text) {
         train.state = parseSpecs(t, "state");
       if (t.contains("schedule") && !t["schedule"].is_null())
         train.schedule = parseSchedule(t["schedule"]);
+      if (t.contains("seed") && !t["seed"].is_null())
+        train.seed = static_cast<uint64_t>(t["seed"].get<int64_t>());
       m.train = train;
     }
   } catch (const json::exception &e) {

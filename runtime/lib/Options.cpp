@@ -67,7 +67,7 @@ Options parseOptions(int argc, char **argv) {
                                         "--eval",       "--predict",
                                         "--checkpoint", "--checkpoint-every",
                                         "--resume",     "--inputs",
-                                        "--outputs"};
+                                        "--outputs",    "--seed"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -97,6 +97,8 @@ Options parseOptions(int argc, char **argv) {
       haveBatch = true;
     } else if (flag == "--lr") {
       o.lr = parseFloat(flag, value);
+    } else if (flag == "--seed") {
+      o.seed = static_cast<uint64_t>(parseInt(flag, value, 0));
     } else if (flag == "--checkpoint-every") {
       o.checkpointEvery = parseInt(flag, value, 1);
     } else {
@@ -191,6 +193,8 @@ std::string helpText(const char *program) {
          "                      samples, rank r the r-th B of them\n"
          "  --lr=F              base learning rate of the compiled schedule\n"
          "                      (default: the compiled one)\n"
+         "  --seed=K            seed of dropout's masks (default: the\n"
+         "                      compiled --seed; no effect without dropout)\n"
          "  --log=FILE.jsonl    per-step metrics of this run, one JSON object\n"
          "                      per line: step, loss, samples_per_s, lr, "
          "time_s\n"

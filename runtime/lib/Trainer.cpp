@@ -144,6 +144,13 @@ private:
   void checkLabelRange(Dataset &ds) const;
   void checkIndexRanges(Dataset &ds) const;
   void checkBatchDims() const;
+  /// Dropout's seed (--seed, else the manifest's), when the train step takes
+  /// one.
+  std::optional<uint64_t> seed() const {
+    if (!manifest_.train || !manifest_.train->seed)
+      return std::nullopt;
+    return opts_.seed ? *opts_.seed : *manifest_.train->seed;
+  }
 
   const ModelEntryPoints &model_;
   int argc_;
@@ -288,7 +295,8 @@ void Trainer::infer() {
 void Trainer::loadCheckpoint() {
   Checkpoint c =
       Checkpoint::read(opts_.checkpoint, manifest_.params, stateSpecs_);
-  c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps);
+  c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps,
+                   seed());
   params_ = std::move(c.params);
   state_ = std::move(c.state);
   step_ = c.info.step;
@@ -306,7 +314,7 @@ void Trainer::shareCheckpoint() {
 void Trainer::saveCheckpoint(int64_t step) {
   if (rank_ == 0)
     Checkpoint::write(opts_.checkpoint,
-                      {step, size_, opts_.batchSize, manifest_.model},
+                      {step, size_, opts_.batchSize, manifest_.model, seed()},
                       manifest_.params, params_, stateSpecs_, state_);
 }
 
@@ -396,6 +404,11 @@ int Trainer::train() {
   const int64_t first = step_;
   const LrSchedule &schedule = manifest_.train->schedule;
   Tensor lr(DType::F32, {}), stepArg(DType::F32, {}), loss(DType::F32, {});
+  // Dropout's generator key: a function of (seed, rank, step), no state.
+  const std::optional<uint64_t> seed = this->seed();
+  Tensor seedArg(DType::I64, {}), rankArg(DType::I64, {});
+  *seedArg.data<int64_t>() = static_cast<int64_t>(seed.value_or(0));
+  *rankArg.data<int64_t>() = rank_;
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
@@ -408,7 +421,7 @@ int Trainer::train() {
     *stepArg.data<float>() = static_cast<float>(step + 1);
     int64_t sample = plan_->firstSample(step, rank_);
     CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr,
-                   // step, then loss, new params, new state
+                   // step, [seed, rank], then loss, new params, new state
     for (Tensor &p : params_)
       args.add(p);
     for (Tensor &s : state_)
@@ -421,6 +434,10 @@ int Trainer::train() {
                labelsSpec_.withBatch(batch));
     args.add(lr);
     args.add(stepArg);
+    if (seed) {
+      args.add(seedArg);
+      args.add(rankArg);
+    }
     args.add(loss);
     for (Tensor &p : nextParams_)
       args.add(p);

@@ -182,6 +182,21 @@ TEST_F(CheckpointFixture, Resumable) {
   EXPECT_EQ(errorOf([&] { c.checkResumable(dir, 2, 4, 5); }),
             label + " is at step 10, past --steps=5 (the total step count, "
                     "including the steps before the checkpoint)");
+  EXPECT_FALSE(c.info.seed); // a model without dropout records none
+  c.checkResumable(dir, 2, 4, 20, 7);
+}
+
+TEST_F(CheckpointFixture, ResumableWithTheSameSeed) {
+  info.seed = 7;
+  write();
+  Checkpoint c = Checkpoint::read(dir, params, state);
+  ASSERT_TRUE(c.info.seed);
+  EXPECT_EQ(*c.info.seed, 7u);
+  c.checkResumable(dir, 2, 4, 20, 7);
+  EXPECT_EQ(errorOf([&] { c.checkResumable(dir, 2, 4, 20, 8); }),
+            "checkpoint '" + Checkpoint::path(dir) +
+                "' was written with --seed=7, but this run has --seed=8; "
+                "resume with the same seed");
 }
 
 TEST_F(CheckpointFixture, UnwritableLeavesTheOldOne) {

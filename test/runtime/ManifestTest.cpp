@@ -19,7 +19,8 @@ const char *kAbiExample = R"({
             "labels": {"name": "labels", "shape": [-1], "dtype": "i64"},
             "state": [{"name": "fc1.weight/adam_m", "shape": [32, 64], "dtype": "f32"}],
             "schedule": {"kind": "cosine", "warmup_steps": 10, "total_steps": 1000,
-                         "min_lr": 0.0, "step_size": 0, "gamma": 0.1}},
+                         "min_lr": 0.0, "step_size": 0, "gamma": 0.1},
+            "seed": 0},
   "strategy": {"builder": "allreduce"}
 })";
 } // namespace
@@ -53,6 +54,7 @@ TEST(Manifest, ParsesAbiExample) {
   EXPECT_EQ(s.totalSteps, 1000);
   EXPECT_EQ(s.minLr, 0.0);
   EXPECT_EQ(m.strategy, "allreduce");
+  EXPECT_EQ(m.train->seed, 0u); // the train step takes (seed, rank)
 }
 
 TEST(Manifest, InferenceOnly) {
@@ -75,6 +77,7 @@ TEST(Manifest, OptionalTrainFields) {
   EXPECT_FALSE(m.train->labels);
   EXPECT_TRUE(m.train->state.empty());
   EXPECT_EQ(m.train->schedule.kind, LrSchedule::Kind::Constant);
+  EXPECT_FALSE(m.train->seed); // no dropout: no (seed, rank) arguments
   m = Manifest::parse(
       R"({"version": 1, "params": [], "outputs": [], "inputs": [],
           "train": {"lr": 0.5, "schedule": {"kind": "step", "step_size": 3,

@@ -41,6 +41,8 @@ TEST(Options, ParsesEveryFlag) {
   EXPECT_EQ(o.checkpointEvery, 0);
   EXPECT_FALSE(o.resume);
   EXPECT_FALSE(o.help);
+  EXPECT_FALSE(o.seed);
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=1", "--seed=42"}).seed, 42u);
 }
 
 TEST(Options, CheckpointFlags) {
@@ -108,6 +110,8 @@ TEST(Options, Errors) {
             "integer)");
   EXPECT_EQ(usageError({"--checkpoint="}),
             "invalid value '' for --checkpoint (expected a directory)");
+  EXPECT_EQ(usageError({"--seed=-3"}),
+            "invalid value '-3' for --seed (expected a non-negative integer)");
 }
 
 TEST(Options, HelpListsEveryFlag) {
@@ -115,7 +119,7 @@ TEST(Options, HelpListsEveryFlag) {
   for (const char *flag :
        {"--data", "--steps", "--batch-size", "--lr", "--log", "--save",
         "--eval", "--predict", "--checkpoint", "--checkpoint-every", "--resume",
-        "--inputs", "--outputs", "--help"})
+        "--inputs", "--outputs", "--seed", "--help"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

@@ -115,8 +115,16 @@ cl::opt<bool> explain("explain",
 cl::opt<int64_t> chunkSize("chunk-size",
                            cl::desc("Parameters per all-reduce group (bucket)"),
                            cl::init(128), cl::cat(category));
-cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random-axis-ar builder"),
-                       cl::init(0), cl::cat(category));
+cl::opt<uint64_t>
+    seed("seed",
+         cl::desc("Seed of the random-axis-ar builder and of dropout's masks "
+                  "(the executable's --seed overrides the latter)"),
+         cl::init(0), cl::cat(category));
+cl::opt<bool> syncBatchNorm(
+    "sync-batchnorm",
+    cl::desc("BatchNormalization statistics over the global batch (all "
+             "ranks, as torch's SyncBatchNorm); default: each rank's batch"),
+    cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"),
                             cl::cat(category));
 cl::list<std::string> inputShapes(
@@ -280,9 +288,10 @@ int main(int argc, char **argv) {
     o.clusterFile = cluster;
     o.chunkSize = chunkSize;
     o.seed = seed;
+    o.syncBatchNorm = syncBatchNorm;
     o.withTrainStep = train;
-    progress((train ? "building the training step (" + loss + ", " +
-                          optimizer + ") and the "
+    progress((train ? "building the training step (" + loss + ", " + optimizer +
+                          ") and the "
                     : std::string("building the ")) +
              (strategyFile.empty() ? "'" + strategy + "' strategy"
                                    : "strategy of " + strategyFile));

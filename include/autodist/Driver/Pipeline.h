@@ -28,7 +28,10 @@ struct TrainOptions {
   std::string strategyFile;
   std::string clusterFile;
   int64_t chunkSize = 128;
+  /// Seeds random-axis-ar's axes and dropout's generator.
   uint64_t seed = 0;
+  /// Batch normalization statistics over the global batch (all ranks).
+  bool syncBatchNorm = false;
   /// False: only attach the strategy to @forward's parameters (no autodiff).
   bool withTrainStep = true;
 };

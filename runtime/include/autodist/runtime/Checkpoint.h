@@ -3,14 +3,16 @@
 // A checkpoint is everything a resumed run needs to continue exactly where an
 // uninterrupted one would be: the parameters, the optimizer state and the
 // number of steps done. The data order depends on the number of ranks and
-// the per-rank batch size (BatchPlan), so those are recorded and must match.
+// the per-rank batch size (BatchPlan), and dropout's masks on the seed, so
+// those are recorded and must match.
 //
 // On disk it is one file, DIR/checkpoint.npz (written atomically, replacing
 // the previous one), holding
 //   checkpoint.json        {"format": "autodist-checkpoint", "version": 1,
 //                           "step": 10, "world_size": 2, "batch_size": 4,
 //                           "model": "mlp.onnx", "params": [names...],
-//                           "state": [names...]}
+//                           "state": [names...], "seed": 7}
+//                          (seed only for models with dropout)
 //   params/<name>.npy      one <f4 array per parameter, manifest order
 //   state/<name>.npy       one <f4 array per optimizer state buffer
 // so numpy.load(DIR + "/checkpoint.npz")["params/fc1.weight"] reads it too.
@@ -24,6 +26,7 @@
 #include "autodist/runtime/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,8 @@ struct CheckpointInfo {
   int64_t worldSize = 1; // ranks of the run that wrote it
   int64_t batchSize = 0; // its --batch-size (per rank)
   std::string model;     // manifest `model`, informational
+  /// Dropout's seed, for models with dropout (manifest `train.seed`).
+  std::optional<uint64_t> seed;
 };
 
 struct Checkpoint {
@@ -60,10 +65,12 @@ struct Checkpoint {
                          const std::vector<TensorSpec> &paramSpecs,
                          const std::vector<TensorSpec> &stateSpecs);
 
-  /// Throws unless a run of `worldSize` ranks with `batchSize` per rank and
-  /// `totalSteps` steps in all can continue from this checkpoint.
+  /// Throws unless a run of `worldSize` ranks with `batchSize` per rank,
+  /// `totalSteps` steps in all and dropout seed `seed` (if the model has
+  /// dropout) can continue from this checkpoint.
   void checkResumable(const std::string &dir, int64_t worldSize,
-                      int64_t batchSize, int64_t totalSteps) const;
+                      int64_t batchSize, int64_t totalSteps,
+                      std::optional<uint64_t> seed = std::nullopt) const;
 };
 
 } // namespace autodist::rt

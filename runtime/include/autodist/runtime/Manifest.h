@@ -40,6 +40,9 @@ struct TrainSpec {
   std::optional<TensorSpec> labels; // absent: the loss takes no labels
   std::vector<TensorSpec> state;    // optimizer state, f32, starts at zero
   LrSchedule schedule;              // absent in the manifest: constant
+  /// Present when the train step takes the generator's key (seed, rank):
+  /// the model has dropout. The compiled default; --seed overrides it.
+  std::optional<uint64_t> seed;
 };
 
 struct Manifest {

@@ -15,6 +15,7 @@ struct Options {
   int64_t batchSize = 0; // --batch-size, per rank (required, except for
                          // inference, where 0 means one call)
   std::optional<double> lr;
+  std::optional<uint64_t> seed; // --seed: dropout's generator
   std::string log, save, eval, predict;
   std::string checkpoint;      // --checkpoint: directory, empty = none
   int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
