@@ -111,23 +111,32 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 
 SmallVector<unsigned> BatchNormOp::getStateOperandIndices() { return {3, 4}; }
 
-LogicalResult BatchNormOp::buildTrainingForm(OpBuilder &b,
-                                             SmallVectorImpl<Value> &results,
-                                             SmallVectorImpl<Value> &newStates,
-                                             bool globalBatch) {
-  Location loc = getLoc();
+/// The training form of a batch norm on `input`: statistics of this rank's
+/// batch, or with `globalBatch` of the global batch (all-reduced sums).
+static BatchNormTrainOp
+buildBatchNormTrain(OpBuilder &b, Location loc, Value input, Value scale,
+                    Value bias, Value mean, Value var, FloatAttr epsilon,
+                    FloatAttr momentum, bool globalBatch) {
   SmallVector<Value> stats;
   if (globalBatch) {
     // Two passes over the global batch, as over one rank's: the mean from
     // the all-reduced sums and counts, then the squared deviations from it.
-    auto sum = BatchNormSumOp::create(b, loc, getInput());
+    auto sum = BatchNormSumOp::create(b, loc, input);
     auto g = sumOverRanks(b, loc, {sum.getSum(), sum.getCount()});
-    auto sq = BatchNormSqDevOp::create(b, loc, getInput(), g[0], g[1]);
+    auto sq = BatchNormSqDevOp::create(b, loc, input, g[0], g[1]);
     stats = {g[0], sumOverRanks(b, loc, {sq.getResult()})[0], g[1]};
   }
-  auto train = BatchNormTrainOp::create(b, loc, getInput(), getScale(),
-                                        getBias(), getMean(), getVar(), stats,
-                                        getEpsilonAttr(), getMomentumAttr());
+  return BatchNormTrainOp::create(b, loc, input, scale, bias, mean, var, stats,
+                                  epsilon, momentum);
+}
+
+LogicalResult BatchNormOp::buildTrainingForm(OpBuilder &b,
+                                             SmallVectorImpl<Value> &results,
+                                             SmallVectorImpl<Value> &newStates,
+                                             bool globalBatch) {
+  auto train = buildBatchNormTrain(
+      b, getLoc(), getInput(), getScale(), getBias(), getMean(), getVar(),
+      getEpsilonAttr(), getMomentumAttr(), globalBatch);
   results.assign({train.getResult()});
   newStates.assign({train.getNewMean(), train.getNewVar()});
   return success();
@@ -137,12 +146,16 @@ SmallVector<unsigned> BatchNormTrainOp::getStateOperandIndices() {
   return {3, 4};
 }
 
-LogicalResult
-BatchNormTrainOp::buildTrainingForm(OpBuilder &b,
-                                    SmallVectorImpl<Value> &results,
-                                    SmallVectorImpl<Value> &newStates) {
-  // Already the training form: a copy replaces it.
-  auto train = cast<BatchNormTrainOp>(b.clone(*getOperation()));
+LogicalResult BatchNormTrainOp::buildTrainingForm(
+    OpBuilder &b, SmallVectorImpl<Value> &results,
+    SmallVectorImpl<Value> &newStates, bool globalBatch) {
+  // Already a training form (imported from training_mode = 1): rebuilt the
+  // same way, so that --sync-batchnorm applies to it too.
+  if (!getGlobalStats().empty())
+    return emitOpError("already has global statistics");
+  auto train = buildBatchNormTrain(
+      b, getLoc(), getInput(), getScale(), getBias(), getMean(), getVar(),
+      getEpsilonAttr(), getMomentumAttr(), globalBatch);
   results.assign(train->result_begin(), train->result_end());
   newStates.assign({train.getNewMean(), train.getNewVar()});
   return success();
