@@ -59,7 +59,8 @@ dist::ClusterAttr clusterOf(ModuleOp module) {
 }
 
 /// `{"nodes": [{"address", "devices", "replicas"}]}`: what the runtime needs
-/// to map the cluster's devices to ranks (docs/abi.md).
+/// to map the cluster's devices to ranks (docs/abi.md). Only programs with a
+/// strategy have one.
 json::Value clusterEntry(dist::ClusterAttr cluster) {
   json::Array nodes;
   for (Attribute a : cluster.getNodes()) {
@@ -77,12 +78,12 @@ json::Value clusterEntry(dist::ClusterAttr cluster) {
 /// The `owners` of an optimizer-state argument (its `dist.owners`, set by
 /// dist-synchronize): device indices into the cluster and the piece each
 /// owns.
-json::Array ownerEntries(DictionaryAttr attrs, dist::ClusterAttr cluster) {
+json::Array ownerEntries(DictionaryAttr attrs, ModuleOp module) {
   json::Array out;
   auto owners = attrs ? attrs.getAs<ArrayAttr>("dist.owners") : ArrayAttr();
   if (!owners)
     return out;
-  SmallVector<std::string> devices = cluster.devices();
+  SmallVector<std::string> devices = clusterOf(module).devices();
   for (Attribute a : owners) {
     auto piece = cast<DictionaryAttr>(a);
     json::Object entry;
@@ -148,8 +149,7 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     if (!step.getArgAttr(i, "nn.state"))
       continue;
-    json::Array owners =
-        ownerEntries(step.getArgAttrDict(i), clusterOf(module));
+    json::Array owners = ownerEntries(step.getArgAttrDict(i), module);
     if (!owners.empty())
       (*state[k].getAsObject())["owners"] = std::move(owners);
     ++k;
@@ -196,7 +196,9 @@ struct ExportManifestPass
         {"outputs", std::move(outputs)},
         {"train", trainEntry(module, step)},
         {"strategy", strategyEntry(module)},
-        {"cluster", clusterEntry(clusterOf(module))},
+        {"cluster", module->hasAttr("dist.strategy")
+                        ? clusterEntry(clusterOf(module))
+                        : json::Value(nullptr)},
     };
     std::string text;
     llvm::raw_string_ostream os(text);
