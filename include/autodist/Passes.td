@@ -169,7 +169,9 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let summary = "Record the runtime manifest and mark the exported entry points";
   let description = [{
     Writes the JSON manifest the runtime reads (parameters, inputs, outputs,
-    training settings, strategy; see docs/abi.md) into the module attribute
+    training settings, strategy, and with a strategy the cluster's nodes and
+    the optimizer state parameter servers own, from `dist.owners`; see
+    docs/abi.md) into the module attribute
     `autodist.manifest`, and marks `@forward` / `@train_step` with
     `llvm.emit_c_interface`.
   }];
