@@ -11,8 +11,23 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class Dist_Op<string mnemonic, list<Trait> traits = []>
     : Op<Dist_Dialect, mnemonic, traits>;
 
-def Dist_AllReduceOp : Dist_Op<"all_reduce", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+// A collective over a bucket of tensors: one result per operand, of the
+// operand's type.
+class Dist_BucketOp<string mnemonic>
+    : Dist_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location>,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
+        ::mlir::OpaqueProperties, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      ::llvm::append_range(results, operands.getTypes());
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
   let summary = "All-reduce a bucket of tensors over all ranks";
   let description = [{
     Combines each operand over all ranks with `kind` (`sum` or `mean`) and
@@ -30,6 +45,54 @@ def Dist_AllReduceOp : Dist_Op<"all_reduce", [
                    DefaultValuedAttr<I64Attr, "0">:$group);
   let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
   let assemblyFormat = "$kind $inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Dist_ReduceOp : Dist_BucketOp<"reduce"> {
+  let summary = "Reduce a bucket of tensors to the rank of one device";
+  let description = [{
+    The push of a parameter server: combines each operand over all ranks
+    with `kind` and delivers the combined tensors to the rank that owns
+    device `root` (a device of the module's `dist.cluster`; the runtime maps
+    devices to ranks, docs/abi.md). On every other rank the results are
+    unspecified (a partial combination): a program must only let them reach
+    its outputs through a `dist.broadcast` from the same root. With
+    `local_replication` the operands are first combined within each node's
+    ranks and one proxy per node sends the node's partial result to the root.
+    All operands form one bucket (one collective); every rank executes the
+    same collectives in the same order (SPMD).
+
+    ```mlir
+    %g:2 = dist.reduce mean %gw, %gb {root = "localhost:CPU:1"}
+        : tensor<32x64xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<RankedTensorOf<[F32]>>:$inputs,
+                   Dist_ReductionKind:$kind, StrAttr:$root,
+                   UnitAttr:$local_replication);
+  let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
+  let assemblyFormat = "$kind $inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Dist_BroadcastOp : Dist_BucketOp<"broadcast"> {
+  let summary = "Broadcast a bucket of tensors from the rank of one device";
+  let description = [{
+    The pull of a parameter server: every rank receives the operands of the
+    rank that owns device `root` (see `dist.reduce`); the operands of other
+    ranks are ignored. With `local_replication` the root sends to one proxy
+    per node, which forwards to the other ranks of its node. All operands
+    form one bucket (one collective).
+
+    ```mlir
+    %p:2 = dist.broadcast %w1, %b1 {root = "localhost:CPU:1"}
+        : tensor<32x64xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<RankedTensorOf<[F32]>>:$inputs, StrAttr:$root,
+                   UnitAttr:$local_replication);
+  let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;
 }
 

@@ -166,8 +166,15 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     `nn.loss`) joins the first bucket so that every rank returns the mean
     loss over the global batch. A partitioned gradient is sliced into its
     shards along the partition axis, each shard reduced in its own group's
-    bucket, and the shards concatenated back. Parameter servers and
-    compression are reported as not implemented yet.
+    bucket, and the shards concatenated back. A parameter (or shard) on a
+    synchronous parameter server `S`: its gradient joins S's bucketed
+    `dist.reduce mean` to S, the optimizer update runs (meaningful on S
+    only; a partitioned parameter's update is split into one per shard), and
+    the updated value joins S's bucketed `dist.broadcast` from S; without
+    all-reduce buckets the loss rides in the first server's bucket. State
+    of server-held parameters is tagged `dist.owners` (for checkpoints).
+    Compression, asynchronous servers and staleness are reported as not
+    implemented yet.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
                            "mlir::tensor::TensorDialect"];
@@ -177,7 +184,9 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let summary = "Record the runtime manifest and mark the exported entry points";
   let description = [{
     Writes the JSON manifest the runtime reads (parameters, inputs, outputs,
-    training settings, strategy; see docs/abi.md) into the module attribute
+    training settings, strategy, and with a strategy the cluster's nodes and
+    the optimizer state parameter servers own, from `dist.owners`; see
+    docs/abi.md) into the module attribute
     `autodist.manifest`, and marks `@forward` / `@train_step` with
     `llvm.emit_c_interface`.
   }];
@@ -204,7 +213,10 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
   let description = [{
     A bucket `dist.all_reduce` becomes: flatten and concatenate its operands,
     one in-place call to `autodist_rt_allreduce_f32` on the bucket's buffer,
-    and slices back to the operand shapes.
+    and slices back to the operand shapes. `dist.reduce` and
+    `dist.broadcast` do the same with `autodist_rt_reduce_f32` and
+    `autodist_rt_broadcast_f32`, their root given as the index of its device
+    in the module's `dist.cluster` (the local cluster without one).
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect",
                            "mlir::bufferization::BufferizationDialect",
@@ -231,7 +243,7 @@ def EmitRuntimeABI : Pass<"autodist-emit-abi", "mlir::ModuleOp"> {
     interface, adds `autodist_f(ptr %args)` that loads the descriptor
     pointers from the array `%args` and calls `_mlir_ciface_f`; turns the
     `autodist.manifest` module attribute into the NUL-terminated global
-    `autodist_manifest` (docs/abi.md); drops the `nn.*` argument tags.
+    `autodist_manifest` (docs/abi.md); drops the `nn.*` and `dist.*` argument tags.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -1,8 +1,9 @@
 //===- DistToRuntime.cpp - dist collectives to runtime calls --------------===//
 //
-// A bucket all-reduce becomes one contiguous buffer, one in-place call into
-// the runtime (`_mlir_ciface_autodist_rt_allreduce_f32`, docs/abi.md) and
-// slices back to the operand shapes.
+// A bucket collective (all-reduce, reduce to a root, broadcast from a root)
+// becomes one contiguous buffer, one in-place call into the runtime
+// (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md)
+// and slices back to the operand shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,8 @@ using namespace autodist;
 namespace {
 
 constexpr StringLiteral kAllReduceFn = "autodist_rt_allreduce_f32";
+constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
+constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
 
 /// Declares `name(argTypes)` with a C interface, once per module.
 func::FuncOp declareRuntimeFn(ModuleOp module, StringRef name,
@@ -70,15 +73,20 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
-LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp op) {
-  for (Value v : op.getInputs())
+/// Replaces the bucket collective `op` by: its `inputs` flattened and
+/// concatenated into a private buffer, one in-place call `fn(buffer,
+/// scalars...)` (i32 scalars), and slices of the buffer back to the operand
+/// shapes.
+LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
+                          StringRef fn, ArrayRef<int64_t> scalars) {
+  for (Value v : inputs)
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-      return op.emitOpError("operand of dynamic shape ")
+      return op->emitOpError("operand of dynamic shape ")
              << v.getType() << " cannot be bucketed";
   IRRewriter b(op);
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   SmallVector<Value> flats;
-  for (Value v : op.getInputs())
+  for (Value v : inputs)
     flats.push_back(flatten(b, loc, v));
   Value bucket = flats.size() == 1
                      ? flats.front()
@@ -87,28 +95,31 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp op) {
   auto bufType = MemRefType::get(bucketType.getShape(), b.getF32Type());
   auto dynType = MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
 
-  // Reduce a private copy in place: the bucket's own buffer may be shared.
+  // Work on a private copy in place: the bucket's own buffer may be shared.
   Value src = bufferization::ToBufferOp::create(b, loc, bufType, bucket);
   Value buf = memref::AllocOp::create(b, loc, bufType);
   memref::CopyOp::create(b, loc, src, buf);
-  Value kind = arith::ConstantIntOp::create(
-      b, loc, static_cast<int64_t>(op.getKind()), 32);
-  func::FuncOp fn =
-      declareRuntimeFn(module, kAllReduceFn, {dynType, b.getI32Type()});
-  Value dyn = memref::CastOp::create(b, loc, dynType, buf);
-  func::CallOp::create(b, loc, fn, ValueRange{dyn, kind});
-  Value reduced = bufferization::ToTensorOp::create(b, loc, bucketType, buf,
-                                                    /*restrict=*/true,
-                                                    /*writable=*/true);
+  SmallVector<Value> args = {};
+  SmallVector<Type> argTypes = {dynType};
+  for (int64_t v : scalars) {
+    args.push_back(arith::ConstantIntOp::create(b, loc, v, 32));
+    argTypes.push_back(b.getI32Type());
+  }
+  func::FuncOp callee = declareRuntimeFn(module, fn, argTypes);
+  args.insert(args.begin(), memref::CastOp::create(b, loc, dynType, buf));
+  func::CallOp::create(b, loc, callee, args);
+  Value done = bufferization::ToTensorOp::create(b, loc, bucketType, buf,
+                                                 /*restrict=*/true,
+                                                 /*writable=*/true);
 
   SmallVector<Value> results;
   int64_t offset = 0;
-  for (Value v : op.getInputs()) {
+  for (Value v : inputs) {
     auto t = cast<RankedTensorType>(v.getType());
-    Value slice = reduced;
+    Value slice = done;
     if (flats.size() > 1)
       slice = tensor::ExtractSliceOp::create(
-          b, loc, reduced, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          b, loc, done, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
           ArrayRef<OpFoldResult>{b.getIndexAttr(t.getNumElements())},
           ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     results.push_back(unflatten(b, loc, slice, t));
@@ -118,15 +129,52 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp op) {
   return success();
 }
 
+/// The index of device `root` in the module's cluster (docs/abi.md: the
+/// runtime maps device indices to ranks).
+FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
+  auto cluster = module->getAttrOfType<dist::ClusterAttr>("dist.cluster");
+  if (!cluster)
+    cluster = dist::ClusterAttr::getLocal(module.getContext());
+  SmallVector<std::string> devices = cluster.devices();
+  auto it = llvm::find(devices, root);
+  if (it == devices.end())
+    return op->emitOpError("root device '")
+           << root << "' is not a device of the cluster";
+  return it - devices.begin();
+}
+
+LogicalResult lower(ModuleOp module, Operation *op) {
+  if (auto ar = dyn_cast<dist::AllReduceOp>(op))
+    return lowerBucket(module, op, ar.getInputs(), kAllReduceFn,
+                       {static_cast<int64_t>(ar.getKind())});
+  if (auto r = dyn_cast<dist::ReduceOp>(op)) {
+    FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
+    if (failed(root))
+      return failure();
+    return lowerBucket(
+        module, op, r.getInputs(), kReduceFn,
+        {static_cast<int64_t>(r.getKind()), *root, r.getLocalReplication()});
+  }
+  auto bc = cast<dist::BroadcastOp>(op);
+  FailureOr<int64_t> root = deviceIndex(module, op, bc.getRoot());
+  if (failed(root))
+    return failure();
+  return lowerBucket(module, op, bc.getInputs(), kBroadcastFn,
+                     {*root, bc.getLocalReplication()});
+}
+
 struct ConvertDistToRuntimePass
     : public autodist::impl::ConvertDistToRuntimeBase<
           ConvertDistToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<dist::AllReduceOp> ops;
-    module.walk([&](dist::AllReduceOp op) { ops.push_back(op); });
-    for (dist::AllReduceOp op : ops)
-      if (failed(lowerAllReduce(module, op)))
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<dist::AllReduceOp, dist::ReduceOp, dist::BroadcastOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(lower(module, op)))
         return signalPassFailure();
   }
 };

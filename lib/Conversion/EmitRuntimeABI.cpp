@@ -62,14 +62,16 @@ void emitStringGlobal(OpBuilder &b, Location loc, StringRef name,
                          LLVM::Linkage::External, name, b.getStringAttr(bytes));
 }
 
-/// Drops the `nn.*` argument and result tags, which LLVM IR has no use for.
+/// Drops the `nn.*` and `dist.*` argument and result tags, which LLVM IR has
+/// no use for.
 void stripTags(LLVM::LLVMFuncOp func) {
   auto strip = [](DictionaryAttr dict) -> DictionaryAttr {
     if (!dict)
       return dict;
     SmallVector<NamedAttribute> kept;
     for (NamedAttribute a : dict)
-      if (!a.getName().getValue().starts_with("nn."))
+      if (!a.getName().getValue().starts_with("nn.") &&
+          !a.getName().getValue().starts_with("dist."))
         kept.push_back(a);
     return DictionaryAttr::get(dict.getContext(), kept);
   };

@@ -52,6 +52,53 @@ std::optional<int64_t> indexBound(Value v) {
   return bound;
 }
 
+/// The module's cluster (the local one without `dist.cluster`).
+dist::ClusterAttr clusterOf(ModuleOp module) {
+  if (auto c = module->getAttrOfType<dist::ClusterAttr>("dist.cluster"))
+    return c;
+  return dist::ClusterAttr::getLocal(module.getContext());
+}
+
+/// `{"nodes": [{"address", "devices", "replicas"}]}`: what the runtime needs
+/// to map the cluster's devices to ranks (docs/abi.md). Only programs with a
+/// strategy have one.
+json::Value clusterEntry(dist::ClusterAttr cluster) {
+  json::Array nodes;
+  for (Attribute a : cluster.getNodes()) {
+    auto n = cast<dist::ClusterNodeAttr>(a);
+    int64_t devices = n.getCpus().size() + n.getGpus().size();
+    int64_t replicas =
+        n.getGpus().empty() ? n.getCpus().size() : n.getGpus().size();
+    nodes.push_back(json::Object{{"address", n.getAddress()},
+                                 {"devices", devices},
+                                 {"replicas", replicas}});
+  }
+  return json::Object{{"nodes", std::move(nodes)}};
+}
+
+/// The `owners` of an optimizer-state argument (its `dist.owners`, set by
+/// dist-synchronize): device indices into the cluster and the piece each
+/// owns.
+json::Array ownerEntries(DictionaryAttr attrs, ModuleOp module) {
+  json::Array out;
+  auto owners = attrs ? attrs.getAs<ArrayAttr>("dist.owners") : ArrayAttr();
+  if (!owners)
+    return out;
+  SmallVector<std::string> devices = clusterOf(module).devices();
+  for (Attribute a : owners) {
+    auto piece = cast<DictionaryAttr>(a);
+    json::Object entry;
+    StringRef device = piece.getAs<StringAttr>("device").getValue();
+    entry["device"] =
+        static_cast<int64_t>(llvm::find(devices, device) - devices.begin());
+    for (StringRef key : {"axis", "offset", "size"})
+      if (auto v = piece.getAs<IntegerAttr>(key))
+        entry[key] = v.getInt();
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 /// Entries of the arguments of `func` tagged `tag`, in order.
 json::Array argEntries(func::FuncOp func, StringRef tag) {
   json::Array out;
@@ -98,7 +145,17 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (auto n = step.getArgAttrOfType<StringAttr>(i, "nn.label"))
       obj["labels"] = tensorEntry(n.getValue(), step.getArgument(i).getType());
-  obj["state"] = argEntries(step, "nn.state");
+  json::Array state = argEntries(step, "nn.state");
+  unsigned k = 0;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    if (!step.getArgAttr(i, "nn.state"))
+      continue;
+    json::Array owners = ownerEntries(step.getArgAttrDict(i), module);
+    if (!owners.empty())
+      (*state[k].getAsObject())["owners"] = std::move(owners);
+    ++k;
+  }
+  obj["state"] = std::move(state);
   return obj;
 }
 
@@ -140,6 +197,9 @@ struct ExportManifestPass
         {"outputs", std::move(outputs)},
         {"train", trainEntry(module, step)},
         {"strategy", strategyEntry(module)},
+        {"cluster", module->hasAttr("dist.strategy")
+                        ? clusterEntry(clusterOf(module))
+                        : json::Value(nullptr)},
     };
     std::string text;
     llvm::raw_string_ostream os(text);

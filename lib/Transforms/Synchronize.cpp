@@ -3,9 +3,12 @@
 // Finds every gradient through the optimizer update ops
 // (OptimizerUpdateOpInterface) and synchronizes it as the parameter's node
 // config in #dist.strategy says. All-reduce gradients of one group become a
-// single bucketed dist.all_reduce.
+// single bucketed dist.all_reduce; parameters (or shards) on parameter
+// servers are handed to ParameterServerSync (SynchronizePS.cpp).
 //
 //===----------------------------------------------------------------------===//
+
+#include "SynchronizePS.h"
 
 #include "autodist/Passes.h"
 #include "dist/DistOps.h"
@@ -43,12 +46,7 @@ StringAttr paramName(func::FuncOp func, Value v) {
 /// The all-reduce group of a synchronizer this pass can carry out.
 FailureOr<int64_t> allReduceGroup(Operation *update, StringRef name,
                                   Attribute sync) {
-  auto ar = dyn_cast<dist::AllReduceSynchronizerAttr>(sync);
-  if (!ar)
-    return update->emitOpError("parameter '")
-           << name
-           << "' uses a parameter server; parameter-server synchronization is "
-              "not implemented yet";
+  auto ar = cast<dist::AllReduceSynchronizerAttr>(sync);
   if (ar.getCompressor() != dist::Compressor::None)
     return update->emitOpError("compressor '")
            << dist::stringifyCompressor(ar.getCompressor())
@@ -102,9 +100,11 @@ LogicalResult splitIntoShards(Operation *update, StringRef name,
   return success();
 }
 
-/// Groups every gradient of `step` into buckets by its all-reduce group.
+/// Groups every all-reduce gradient of `step` into buckets by its group;
+/// hands parameters on parameter servers to `ps`.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
-                             std::map<int64_t, Bucket> &buckets) {
+                             std::map<int64_t, Bucket> &buckets,
+                             ParameterServerSync &ps) {
   WalkResult r = step.walk([&](nn::OptimizerUpdateOpInterface update) {
     StringAttr name = paramName(step, update.getUpdatedParam());
     if (!name) {
@@ -116,6 +116,19 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
       update->emitOpError("parameter '")
           << name.getValue() << "' has no node config in the strategy";
       return WalkResult::interrupt();
+    }
+    if (usesParameterServer(node)) {
+      auto allReduceShard = [&](Operation *op, StringRef shard, Attribute sync,
+                                OpOperand &use) -> LogicalResult {
+        FailureOr<int64_t> group = allReduceGroup(op, shard, sync);
+        if (failed(group))
+          return failure();
+        buckets[*group].uses.push_back(&use);
+        return success();
+      };
+      if (failed(ps.add(update, name.getValue(), node, allReduceShard)))
+        return WalkResult::interrupt();
+      return WalkResult::advance(); // the walk survives erasing `update`
     }
     // Reduce raw gradients, before any transform (e.g. clipping) that
     // needs the global values.
@@ -180,20 +193,29 @@ struct SynchronizePass
       return signalPassFailure();
     }
     std::map<int64_t, Bucket> buckets;
-    if (failed(collectBuckets(step, strategy, buckets)))
+    ParameterServerSync ps(step);
+    if (failed(collectBuckets(step, strategy, buckets, ps)))
       return signalPassFailure();
-    // The loss rides in the first bucket: every rank then reports the mean
-    // loss over the global batch at no extra collective.
+    // The loss rides in the first bucket (all-reduce if any, else parameter
+    // server): every rank then reports the mean loss over the global batch
+    // at no extra collective.
     Operation *ret = step.getBody().front().getTerminator();
-    for (unsigned i = 0; i < step.getNumResults(); ++i)
-      if (step.getResultAttr(i, "nn.loss"))
+    for (unsigned i = 0; i < step.getNumResults(); ++i) {
+      if (!step.getResultAttr(i, "nn.loss"))
+        continue;
+      if (buckets.empty() && !ps.empty())
+        ps.addLoss(ret->getOpOperand(i));
+      else
         buckets[buckets.empty() ? 0 : buckets.begin()->first].uses.push_back(
             &ret->getOpOperand(i));
+    }
     OpBuilder b(module.getContext());
     for (auto &[group, bucket] : buckets)
       reduceBucket(b, step.getBody().front(), group, bucket);
+    ps.finish();
     // Collectives went after the last value of their bucket; put every
-    // user (shard reassembly, clipping, updates) after what it reads.
+    // user (shard reassembly, clipping, updates, broadcasts) after what it
+    // reads.
     sortTopologically(&step.getBody().front());
   }
 };

@@ -7,12 +7,14 @@
 
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
 #include "autodist/runtime/Traffic.h"
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <vector>
 
 using namespace autodist::rt;
@@ -25,25 +27,72 @@ namespace {
 }
 } // namespace
 
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
-                                       int32_t op) {
-  if (op != 0 && op != 1)
-    fatal("autodist_rt_allreduce_f32: op must be 0 (sum) or 1 (mean)");
-  auto reduceOp = static_cast<ReduceOp>(op);
+namespace {
+/// Runs `fn(data, n)` on the elements of `buf` as one contiguous array
+/// (a packed copy for a strided view), counted as one collective.
+template <typename Fn> void onContiguous(StridedMemref<float, 1> *buf, Fn fn) {
   traffic::record(buf->sizes[0] * static_cast<int64_t>(sizeof(float)));
   float *data = buf->aligned + buf->offset;
   int64_t n = buf->sizes[0], stride = buf->strides[0];
   if (stride == 1 || n <= 1) {
-    comm::allreduce(data, n, reduceOp);
+    fn(data, n);
     return;
   }
-  std::vector<float> packed(n); // strided view: reduce a packed copy
+  std::vector<float> packed(n);
   for (int64_t i = 0; i < n; ++i)
     packed[i] = data[i * stride];
-  comm::allreduce(packed.data(), n, reduceOp);
+  fn(packed.data(), n);
   for (int64_t i = 0; i < n; ++i)
     data[i * stride] = packed[i];
+}
+
+ReduceOp reduceOp(int32_t op, const char *fn) {
+  if (op != 0 && op != 1)
+    fatal((std::string(fn) + ": op must be 0 (sum) or 1 (mean)").c_str());
+  return static_cast<ReduceOp>(op);
+}
+
+/// The rank owning cluster device `device` (docs/abi.md).
+int rootRank(int32_t device, const char *fn) {
+  try {
+    return placement().rankOfDevice(device);
+  } catch (const std::exception &e) {
+    fatal((std::string(fn) + ": " + e.what()).c_str());
+  }
+}
+} // namespace
+
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
+                                       int32_t op) {
+  ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_f32");
+  onContiguous(buf,
+               [&](float *data, int64_t n) { comm::allreduce(data, n, kind); });
+}
+
+extern "C" void
+_mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
+                                    int32_t device, int32_t localReplication) {
+  ReduceOp kind = reduceOp(op, "autodist_rt_reduce_f32");
+  int root = rootRank(device, "autodist_rt_reduce_f32");
+  onContiguous(buf, [&](float *data, int64_t n) {
+    if (localReplication)
+      comm::reduceViaNodes(data, n, kind, root, placement());
+    else
+      comm::reduce(data, n, kind, root);
+  });
+}
+
+extern "C" void _mlir_ciface_autodist_rt_broadcast_f32(
+    StridedMemref<float, 1> *buf, int32_t device, int32_t localReplication) {
+  int root = rootRank(device, "autodist_rt_broadcast_f32");
+  onContiguous(buf, [&](float *data, int64_t n) {
+    int64_t bytes = n * static_cast<int64_t>(sizeof(float));
+    if (localReplication)
+      comm::broadcastViaNodes(data, bytes, root, placement());
+    else
+      comm::broadcast(data, bytes, root);
+  });
 }
 
 extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,

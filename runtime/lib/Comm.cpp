@@ -1,10 +1,13 @@
 //===- Comm.cpp - The MPI process group -----------------------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Placement.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mpi.h>
+#include <vector>
 
 namespace autodist::rt::comm {
 
@@ -103,6 +106,141 @@ void broadcast(void *data, int64_t bytes, int root) {
     MPI_Bcast(static_cast<char *>(data) + done,
               static_cast<int>(std::min(chunk, bytes - done)), MPI_BYTE, root,
               MPI_COMM_WORLD);
+}
+
+namespace {
+constexpr int64_t kChunk = 1 << 30; // MPI counts are int
+
+/// MPI_Reduce (sum) of `n` floats to `root` of `c`, in place at the root.
+void reduceIn(MPI_Comm c, float *data, int64_t n, int root) {
+  int me = 0;
+  MPI_Comm_rank(c, &me);
+  for (int64_t done = 0; done < n; done += kChunk) {
+    int count = static_cast<int>(std::min(kChunk, n - done));
+    if (me == root)
+      MPI_Reduce(MPI_IN_PLACE, data + done, count, MPI_FLOAT, MPI_SUM, root, c);
+    else
+      MPI_Reduce(data + done, nullptr, count, MPI_FLOAT, MPI_SUM, root, c);
+  }
+}
+
+void broadcastIn(MPI_Comm c, void *data, int64_t bytes, int root) {
+  for (int64_t done = 0; done < bytes; done += kChunk)
+    MPI_Bcast(static_cast<char *>(data) + done,
+              static_cast<int>(std::min(kChunk, bytes - done)), MPI_BYTE, root,
+              c);
+}
+
+void divide(float *data, int64_t n, int ranks) {
+  for (int64_t i = 0; i < n; ++i)
+    data[i] /= static_cast<float>(ranks);
+}
+
+/// The ranks of each node, and the proxies of the nodes for one root, as
+/// communicators: created on first use by every rank (the collectives that
+/// use them run in the same order on all ranks), kept for the process.
+struct NodeComms {
+  std::vector<int> layout; // first rank of every node, and the world size
+  MPI_Comm node = MPI_COMM_NULL;
+  std::map<int, MPI_Comm> proxies; // by root; MPI_COMM_NULL off the proxies
+};
+
+std::vector<int> layoutOf(const Placement &p) {
+  std::vector<int> out;
+  for (int k = 0; k <= p.numNodes(); ++k)
+    out.push_back(k < p.numNodes() ? p.firstRank(k) : p.worldSize());
+  return out;
+}
+
+/// The proxy of node `node` for `root`.
+int proxyOf(const Placement &p, int node, int root) {
+  return p.nodeOfRank(root) == node ? root : p.firstRank(node);
+}
+
+NodeComms &nodeComms(const Placement &p) {
+  static NodeComms comms;
+  std::vector<int> layout = layoutOf(p);
+  if (comms.layout != layout) {
+    comms = NodeComms();
+    comms.layout = layout;
+    MPI_Comm_split(MPI_COMM_WORLD, p.nodeOfRank(rank()), rank(), &comms.node);
+  }
+  return comms;
+}
+
+/// The proxies for `root`, the root first; MPI_COMM_NULL on other ranks.
+MPI_Comm proxyComm(const Placement &p, int root) {
+  NodeComms &comms = nodeComms(p);
+  auto it = comms.proxies.find(root);
+  if (it != comms.proxies.end())
+    return it->second;
+  int me = rank();
+  bool proxy = proxyOf(p, p.nodeOfRank(me), root) == me;
+  MPI_Comm c = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, proxy ? 0 : MPI_UNDEFINED,
+                 me == root ? 0 : me + 1, &c);
+  return comms.proxies[root] = c;
+}
+
+int commSize(MPI_Comm c) {
+  int s = 1;
+  MPI_Comm_size(c, &s);
+  return s;
+}
+} // namespace
+
+void reduce(float *data, int64_t n, ReduceOp op, int root) {
+  int ranks = size();
+  if (ranks == 1)
+    return;
+  reduceIn(MPI_COMM_WORLD, data, n, root);
+  if (op == ReduceOp::Mean && rank() == root)
+    divide(data, n, ranks);
+}
+
+void reduceViaNodes(float *data, int64_t n, ReduceOp op, int root,
+                    const Placement &p) {
+  int ranks = size();
+  if (ranks == 1)
+    return;
+  int me = rank(), node = p.nodeOfRank(me);
+  NodeComms &comms = nodeComms(p);
+  MPI_Comm proxies = proxyComm(p, root);
+  int proxy = proxyOf(p, node, root);
+  if (p.endRank(node) - p.firstRank(node) > 1)
+    reduceIn(comms.node, data, n, proxy - p.firstRank(node));
+  if (proxies != MPI_COMM_NULL && commSize(proxies) > 1)
+    reduceIn(proxies, data, n, 0);
+  if (op == ReduceOp::Mean && me == root)
+    divide(data, n, ranks);
+}
+
+void broadcastViaNodes(void *data, int64_t bytes, int root,
+                       const Placement &p) {
+  if (size() == 1)
+    return;
+  int me = rank(), node = p.nodeOfRank(me);
+  NodeComms &comms = nodeComms(p);
+  MPI_Comm proxies = proxyComm(p, root);
+  if (proxies != MPI_COMM_NULL && commSize(proxies) > 1)
+    broadcastIn(proxies, data, bytes, 0);
+  if (p.endRank(node) - p.firstRank(node) > 1)
+    broadcastIn(comms.node, data, bytes,
+                proxyOf(p, node, root) - p.firstRank(node));
+}
+
+void sendTo(void *data, int64_t bytes, int from, int to) {
+  int me = rank();
+  if (from == to || (me != from && me != to))
+    return;
+  for (int64_t done = 0; done < bytes; done += kChunk) {
+    int count = static_cast<int>(std::min(kChunk, bytes - done));
+    char *p = static_cast<char *>(data) + done;
+    if (me == from)
+      MPI_Send(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+    else
+      MPI_Recv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
 }
 
 int allreduceMax(int value) { return reduceInt(value, MPI_MAX); }

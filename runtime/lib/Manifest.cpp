@@ -45,6 +45,46 @@ TensorSpec parseSpec(const json &j) {
   return s;
 }
 
+/// `owners` of an optimizer-state entry (docs/abi.md), checked against its
+/// shape.
+std::vector<OwnedPiece> parseOwners(const json &j, const TensorSpec &s) {
+  std::vector<OwnedPiece> out;
+  for (const json &e : j) {
+    OwnedPiece piece;
+    piece.device = e.at("device").get<int64_t>();
+    if (e.contains("axis")) {
+      piece.axis = e.at("axis").get<int64_t>();
+      piece.offset = e.at("offset").get<int64_t>();
+      piece.size = e.at("size").get<int64_t>();
+    }
+    bool whole = piece.axis == -1 && !e.contains("axis");
+    if (piece.device < 0 ||
+        (!whole && (piece.axis < 0 || piece.axis >= (int64_t)s.shape.size() ||
+                    piece.offset < 0 || piece.size < 1 ||
+                    piece.offset + piece.size > s.shape[piece.axis])))
+      throw Error("invalid model manifest: optimizer state " +
+                  inQuotes(s.name) + " has an invalid owner entry " + e.dump());
+    out.push_back(piece);
+  }
+  return out;
+}
+
+std::vector<ClusterNode> parseCluster(const json &j) {
+  std::vector<ClusterNode> out;
+  for (const json &n : j.at("nodes")) {
+    ClusterNode node;
+    node.address = n.value("address", "");
+    node.devices = n.at("devices").get<int64_t>();
+    node.replicas = n.at("replicas").get<int64_t>();
+    if (node.devices < 1 || node.replicas < 1)
+      throw Error("invalid model manifest: cluster node " +
+                  inQuotes(node.address) +
+                  " needs at least one device and one replica");
+    out.push_back(node);
+  }
+  return out;
+}
+
 std::vector<TensorSpec> parseSpecs(const json &j, const char *key) {
   std::vector<TensorSpec> out;
   for (const json &e : j.at(key))
@@ -108,6 +148,8 @@ Manifest Manifest::parse(std::string_view text) {
     m.outputs = parseSpecs(j, "outputs");
     if (j.contains("strategy") && j["strategy"].is_object())
       m.strategy = j["strategy"].value("builder", "");
+    if (j.contains("cluster") && !j["cluster"].is_null())
+      m.cluster = parseCluster(j["cluster"]);
     if (j.contains("train") && !j["train"].is_null()) {
       const json &t = j["train"];
       TrainSpec train;
@@ -116,8 +158,13 @@ Manifest Manifest::parse(std::string_view text) {
       train.lr = t.at("lr").get<double>();
       if (t.contains("labels") && !t["labels"].is_null())
         train.labels = parseSpec(t["labels"]);
-      if (t.contains("state") && !t["state"].is_null())
+      if (t.contains("state") && !t["state"].is_null()) {
         train.state = parseSpecs(t, "state");
+        for (size_t i = 0; i < train.state.size(); ++i)
+          if (t["state"][i].contains("owners"))
+            train.state[i].owners =
+                parseOwners(t["state"][i]["owners"], train.state[i]);
+      }
       if (t.contains("schedule") && !t["schedule"].is_null())
         train.schedule = parseSchedule(t["schedule"]);
       if (t.contains("seed") && !t["seed"].is_null())

@@ -12,6 +12,7 @@
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
+#include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
 #include "autodist/runtime/Traffic.h"
 
@@ -136,6 +137,9 @@ private:
   void openOutputs();
   /// Returns non-zero (an exit code) if writing a checkpoint failed.
   int train();
+  /// Collective: rank 0 gets the parts of the optimizer state that only
+  /// their parameter servers hold (manifest `owners`).
+  void gatherOwnedState();
   /// Rank 0: writes the checkpoint after `step` steps.
   void saveCheckpoint(int64_t step);
   /// Rank 0: close the log, --save, --eval/--predict.
@@ -190,6 +194,10 @@ void Trainer::setup() {
   if (!opts_.eval.empty() && !model_.forward)
     throw Error("this model has no inference entry point (autodist_forward)");
   checkBatchDims();
+  setPlacement(Placement(manifest_.cluster, size_));
+  for (const TensorSpec &s : stateSpecs_)
+    for (const OwnedPiece &piece : s.owners)
+      (void)placement().rankOfDevice(piece.device); // throws when invalid
 
   params_ = loadInitialParams(model_.onnx, manifest_.params);
   for (const Tensor &p : params_)
@@ -309,6 +317,43 @@ void Trainer::shareCheckpoint() {
   for (std::vector<Tensor> *ts : {&params_, &state_})
     for (Tensor &t : *ts)
       comm::broadcast(t.data(), t.byteSize(), 0);
+}
+
+/// Pieces along an axis are `outer` blocks of `size * inner` contiguous
+/// elements; they travel packed.
+void Trainer::gatherOwnedState() {
+  for (size_t i = 0; i < stateSpecs_.size(); ++i) {
+    Tensor &t = state_[i];
+    for (const OwnedPiece &piece : stateSpecs_[i].owners) {
+      int from = placement().rankOfDevice(piece.device);
+      if (from == 0)
+        continue;
+      if (piece.axis < 0) {
+        comm::sendTo(t.data(), t.byteSize(), from, 0);
+        continue;
+      }
+      const std::vector<int64_t> &shape = t.shape();
+      int64_t outer = 1, inner = 1, dim = shape[piece.axis];
+      for (int64_t d = 0; d < piece.axis; ++d)
+        outer *= shape[d];
+      for (size_t d = piece.axis + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+      int64_t block = piece.size * inner;
+      std::vector<float> packed(outer * block);
+      float *data = t.data<float>();
+      auto at = [&](int64_t o) {
+        return data + (o * dim + piece.offset) * inner;
+      };
+      if (rank_ == from)
+        for (int64_t o = 0; o < outer; ++o)
+          std::copy(at(o), at(o) + block, packed.data() + o * block);
+      comm::sendTo(packed.data(), packed.size() * sizeof(float), from, 0);
+      if (rank_ == 0)
+        for (int64_t o = 0; o < outer; ++o)
+          std::copy(packed.data() + o * block, packed.data() + (o + 1) * block,
+                    at(o));
+    }
+  }
 }
 
 void Trainer::saveCheckpoint(int64_t step) {
@@ -476,9 +521,11 @@ int Trainer::train() {
 
     bool due = step_ == opts_.steps ||
                (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
-    if (!opts_.checkpoint.empty() && due)
+    if (!opts_.checkpoint.empty() && due) {
+      gatherOwnedState();
       if (int code = collectively([&] { saveCheckpoint(step_); }))
         return code;
+    }
   }
   if (rank_ != 0 || step_ == first)
     return 0;

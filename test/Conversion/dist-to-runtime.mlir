@@ -32,3 +32,30 @@ func.func @single_sum(%a: tensor<5xf32>) -> tensor<5xf32> {
   %r = dist.all_reduce sum %a : tensor<5xf32>
   return %r : tensor<5xf32>
 }
+
+// -----
+
+// Reduce and broadcast pass their root as the index of its device in the
+// cluster (10.0.0.2:CPU:1 is device 2) and whether to go through node
+// proxies (local replication).
+// CHECK-LABEL: func @rooted
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<13xf32>
+// CHECK-DAG: %[[MEAN:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[DEV:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[FLAT:.*]] = arith.constant 0 : i32
+// CHECK: call @autodist_rt_reduce_f32(%{{.*}}, %[[MEAN]], %[[DEV]], %[[FLAT]])
+// CHECK: %[[BBUF:.*]] = memref.alloc() : memref<12xf32>
+// CHECK-DAG: %[[DEV2:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[PROXY:.*]] = arith.constant 1 : i32
+// CHECK: call @autodist_rt_broadcast_f32(%{{.*}}, %[[DEV2]], %[[PROXY]])
+// CHECK-DAG: func.func private @autodist_rt_reduce_f32(memref<?xf32>, i32, i32, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @autodist_rt_broadcast_f32(memref<?xf32>, i32, i32) attributes {llvm.emit_c_interface}
+module attributes {dist.cluster = #dist.cluster<[
+    #dist.node_spec<address = "10.0.0.1", cpus = [0], chief = true, bandwidth = 1.000000e+00 : f64>,
+    #dist.node_spec<address = "10.0.0.2", cpus = [0, 1], chief = false, bandwidth = 1.000000e+00 : f64>]>} {
+  func.func @rooted(%a: tensor<4x3xf32>, %l: tensor<f32>) -> (tensor<4x3xf32>, tensor<f32>) {
+    %r:2 = dist.reduce mean %a, %l {root = "10.0.0.2:CPU:1"} : tensor<4x3xf32>, tensor<f32>
+    %b = dist.broadcast %r#0 {local_replication, root = "10.0.0.2:CPU:1"} : tensor<4x3xf32>
+    return %b, %r#1 : tensor<4x3xf32>, tensor<f32>
+  }
+}

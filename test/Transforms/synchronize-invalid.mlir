@@ -27,10 +27,13 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
 
 // -----
 
+// Asynchronous parameter servers and bounded staleness are represented but
+// cannot be carried out.
+
 module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
-    #dist.node<"w", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>} {
-  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-    // expected-error@+1 {{parameter 'w' uses a parameter server; parameter-server synchronization is not implemented yet}}
+    #dist.node<"w", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = false, staleness = 0>>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    // expected-error@+1 {{parameter 'w' uses an asynchronous parameter server (sync = false), which is not implemented; use sync = true}}
     %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
@@ -41,9 +44,37 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
 module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
     #dist.node<"w", partition = #dist.partition<[2]>, parts = [
       #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
-      #dist.node<"w/part_1", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>]>} {
+      #dist.node<"w/part_1", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 2>>]>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    // expected-error@+1 {{parameter 'w/part_1' uses a parameter server with staleness 2, which is not implemented; use staleness = 0}}
+    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Clipping by global norm needs every reduced gradient on every rank; a
+// parameter server delivers each only to its owner.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    %c = nn.clip_by_global_norm %g {max_norm = 1.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error@+1 {{parameter 'w' uses a parameter server, but its gradient goes through 'nn.clip_by_global_norm', which needs every synchronized gradient on every rank (e.g. clipping by global norm); use all-reduce for it}}
+    %0 = nn.sgd_update %w, %c, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// The updated value must be what @train_step returns for the parameter.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>} {
   func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-    // expected-error@+1 {{parameter 'w/part_1' uses a parameter server; parameter-server synchronization is not implemented yet}}
+    // expected-error@+1 {{the new value of parameter 'w' is not returned by @train_step as its 'nn.param_out'}}
     %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }

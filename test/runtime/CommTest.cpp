@@ -2,6 +2,8 @@
 
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/Placement.h"
+#include "autodist/runtime/Traffic.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +11,11 @@ using namespace autodist::rt;
 
 extern "C" void
 _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *, int32_t);
+extern "C" void _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *,
+                                                    int32_t, int32_t, int32_t);
+extern "C" void
+_mlir_ciface_autodist_rt_broadcast_f32(StridedMemref<float, 1> *, int32_t,
+                                       int32_t);
 
 TEST(Comm, SingleProcessIsAGroupOfOne) {
   EXPECT_EQ(comm::rank(), 0);
@@ -40,4 +47,24 @@ TEST(Comm, CInterfaceHandlesOffsetsAndStrides) {
   EXPECT_EQ(buf, (std::vector<float>{9, 1, 9, 2, 9, 3, 9}));
   StridedMemref<float, 1> empty{buf.data(), buf.data(), 0, {0}, {1}};
   _mlir_ciface_autodist_rt_allreduce_f32(&empty, 1);
+}
+
+// Parameter-server collectives on one rank: every device is rank 0, and
+// both the flat and the two-level (local replication) forms are the
+// identity; each call counts as one collective with its payload.
+TEST(Comm, RootedCollectivesAreIdentityForOneRank) {
+  setPlacement(Placement({{"a", 2, 1}, {"b", 1, 1}}, 1));
+  std::vector<float> buf = {9, 1, 9, 2, 9, 3, 9};
+  StridedMemref<float, 1> m{buf.data(), buf.data(), 1, {3}, {2}};
+  (void)traffic::take();
+  for (int32_t device : {0, 2})
+    for (int32_t proxy : {0, 1}) {
+      _mlir_ciface_autodist_rt_reduce_f32(&m, 1, device, proxy);
+      _mlir_ciface_autodist_rt_broadcast_f32(&m, device, proxy);
+    }
+  EXPECT_EQ(buf, (std::vector<float>{9, 1, 9, 2, 9, 3, 9}));
+  traffic::Counts c = traffic::take();
+  EXPECT_EQ(c.collectives, 8);
+  EXPECT_EQ(c.bytes, 8 * 3 * 4);
+  setPlacement(Placement({}, 1));
 }

@@ -138,3 +138,59 @@ TEST(Manifest, Errors) {
                   {"name": "m", "shape": [1], "dtype": "f32"}]}})"),
             "invalid model manifest: optimizer state 'm' appears twice");
 }
+
+// The cluster's nodes and the parts of the optimizer state that parameter
+// servers own (docs/abi.md).
+TEST(Manifest, ClusterAndStateOwners) {
+  Manifest m = Manifest::parse(
+      R"({"version": 1, "params": [], "inputs": [], "outputs": [],
+          "cluster": {"nodes": [{"address": "a", "devices": 2, "replicas": 1},
+                                {"address": "b", "devices": 3, "replicas": 2}]},
+          "train": {"lr": 1, "state": [
+            {"name": "w/m", "shape": [4, 3], "dtype": "f32",
+             "owners": [{"device": 1, "axis": 0, "offset": 0, "size": 2},
+                        {"device": 4, "axis": 0, "offset": 2, "size": 2}]},
+            {"name": "b/m", "shape": [3], "dtype": "f32",
+             "owners": [{"device": 2}]},
+            {"name": "c/m", "shape": [3], "dtype": "f32"}]}})");
+  ASSERT_EQ(m.cluster.size(), 2u);
+  EXPECT_EQ(m.cluster[1].address, "b");
+  EXPECT_EQ(m.cluster[1].devices, 3);
+  EXPECT_EQ(m.cluster[1].replicas, 2);
+  const std::vector<TensorSpec> &s = m.train->state;
+  ASSERT_EQ(s[0].owners.size(), 2u);
+  EXPECT_EQ(s[0].owners[1].device, 4);
+  EXPECT_EQ(s[0].owners[1].axis, 0);
+  EXPECT_EQ(s[0].owners[1].offset, 2);
+  EXPECT_EQ(s[0].owners[1].size, 2);
+  ASSERT_EQ(s[1].owners.size(), 1u);
+  EXPECT_EQ(s[1].owners[0].axis, -1); // the whole tensor
+  EXPECT_TRUE(s[2].owners.empty());
+}
+
+TEST(Manifest, OwnerErrors) {
+  auto error = [](const char *owner) {
+    std::string json =
+        R"({"version": 1, "params": [], "inputs": [], "outputs": [],
+            "train": {"lr": 1, "state": [{"name": "m", "shape": [4, 3],
+                                          "dtype": "f32", "owners": [)" +
+        std::string(owner) + "]}]}}";
+    return errorOf([&] { Manifest::parse(json); });
+  };
+  EXPECT_EQ(error(R"({"device": 0, "axis": 0, "offset": 3, "size": 2})"),
+            "invalid model manifest: optimizer state 'm' has an invalid owner "
+            "entry {\"axis\":0,\"device\":0,\"offset\":3,\"size\":2}");
+  EXPECT_NE(error(R"({"device": 0, "axis": 2, "offset": 0, "size": 1})")
+                .find("invalid owner entry"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"device": -1})").find("invalid owner entry"),
+            std::string::npos);
+  EXPECT_EQ(errorOf([] {
+              Manifest::parse(
+                  R"({"version": 1, "params": [], "inputs": [], "outputs": [],
+                      "cluster": {"nodes": [{"address": "a", "devices": 0,
+                                             "replicas": 1}]}})");
+            }),
+            "invalid model manifest: cluster node 'a' needs at least one "
+            "device and one replica");
+}

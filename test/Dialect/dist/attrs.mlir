@@ -38,3 +38,13 @@ func.func @bucket(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -> (t
   %s = dist.all_reduce sum %a : tensor<4x3xf32>
   return %r#0, %r#1, %r#2 : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
 }
+
+// Parameter-server collectives name their root device.
+// CHECK-LABEL: func @rooted
+func.func @rooted(%a: tensor<4x3xf32>, %l: tensor<f32>) -> (tensor<4x3xf32>, tensor<f32>) {
+  // CHECK: %{{.*}}:2 = dist.reduce mean %{{.*}}, %{{.*}} {root = "localhost:CPU:1"} : tensor<4x3xf32>, tensor<f32>
+  %r:2 = dist.reduce mean %a, %l {root = "localhost:CPU:1"} : tensor<4x3xf32>, tensor<f32>
+  // CHECK: dist.broadcast %{{.*}} {local_replication, root = "localhost:CPU:1"} : tensor<4x3xf32>
+  %b = dist.broadcast %r#0 {local_replication, root = "localhost:CPU:1"} : tensor<4x3xf32>
+  return %b, %r#1 : tensor<4x3xf32>, tensor<f32>
+}

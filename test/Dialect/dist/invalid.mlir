@@ -147,3 +147,19 @@ func.func @int_bucket(%a: tensor<4xi32>) {
   %0 = dist.all_reduce mean %a : tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @no_root(%a: tensor<4xf32>) {
+  // expected-error@+1 {{needs a root device}}
+  %0 = dist.reduce mean %a {root = ""} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @empty_broadcast() {
+  // expected-error@+1 {{needs at least one tensor}}
+  "dist.broadcast"() <{root = "localhost:CPU:0"}> : () -> ()
+  return
+}

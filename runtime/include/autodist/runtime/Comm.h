@@ -12,6 +12,8 @@
 
 namespace autodist::rt {
 
+class Placement;
+
 /// Reduction of the ABI's all-reduce (`op` argument): 0 = sum, 1 = mean.
 enum class ReduceOp : int32_t { Sum = 0, Mean = 1 };
 
@@ -30,6 +32,20 @@ int localSize();
 void allreduce(float *data, int64_t n, ReduceOp op);
 /// Copies `bytes` bytes at `data` from rank `root` to every rank.
 void broadcast(void *data, int64_t bytes, int root);
+/// In-place reduce of `n` contiguous floats to rank `root`. Other ranks'
+/// buffers are left with unspecified (partial) values.
+void reduce(float *data, int64_t n, ReduceOp op, int root);
+/// `reduce` in two levels (local replication): within each node of `p` to
+/// the node's proxy (the root on its own node, else the node's first rank),
+/// then from the proxies to the root.
+void reduceViaNodes(float *data, int64_t n, ReduceOp op, int root,
+                    const Placement &p);
+/// `broadcast` in two levels: from the root to the nodes' proxies, then from
+/// each proxy to the other ranks of its node.
+void broadcastViaNodes(void *data, int64_t bytes, int root, const Placement &p);
+/// Point to point: rank `to` receives `bytes` bytes at `data` from rank
+/// `from`; other ranks do nothing.
+void sendTo(void *data, int64_t bytes, int from, int to);
 /// Integer all-reduce (max / min), used to agree on errors.
 int allreduceMax(int value);
 int allreduceMin(int value);

@@ -9,6 +9,7 @@
 #define AUTODIST_RUNTIME_MANIFEST_H
 
 #include "autodist/runtime/LrSchedule.h"
+#include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Tensor.h"
 
 #include <cstdint>
@@ -19,6 +20,14 @@
 
 namespace autodist::rt {
 
+/// A part of an optimizer-state tensor that is meaningful only on the rank
+/// owning cluster device `device` (its parameter server): the whole tensor
+/// (axis -1), or [offset, offset + size) along `axis`.
+struct OwnedPiece {
+  int64_t device = 0;
+  int64_t axis = -1, offset = 0, size = 0;
+};
+
 /// One argument: a name, a shape where -1 is the dynamic batch, a dtype.
 struct TensorSpec {
   std::string name;
@@ -27,6 +36,9 @@ struct TensorSpec {
   /// For i64 inputs the model uses as indices (e.g. token ids into an
   /// embedding): valid values are [-indexBound, indexBound).
   std::optional<int64_t> indexBound;
+  /// Optimizer state only: the pieces held by parameter servers; the rest
+  /// is the same on every rank.
+  std::vector<OwnedPiece> owners;
 
   /// The shape with every -1 replaced by `batch`.
   std::vector<int64_t> withBatch(int64_t batch) const;
@@ -51,6 +63,8 @@ struct Manifest {
   std::vector<TensorSpec> params, inputs, outputs;
   std::optional<TrainSpec> train; // absent for inference-only builds
   std::string strategy;
+  /// The cluster the strategy was built for (empty: one node).
+  std::vector<ClusterNode> cluster;
 
   /// Parses and checks the manifest; throws Error on malformed input.
   static Manifest parse(std::string_view json);
