@@ -104,6 +104,10 @@ private:
   /// Reshape's constant shape input; one entry unknown at import (the
   /// batch dim read by Shape) becomes -1.
   FailureOr<std::vector<int64_t>> reshapeTarget(const onnx::NodeProto &node);
+  /// Expand's constant shape input; an unknown entry (the batch read by
+  /// Shape) against a dynamic dim of `input` becomes 1.
+  FailureOr<std::vector<int64_t>> expandTarget(const onnx::NodeProto &node,
+                                               Value input);
   LogicalResult checkAttributes(const onnx::NodeProto &node);
   FailureOr<Value> importSoftmax(const onnx::NodeProto &node, bool log);
   FailureOr<Value> importReduce(const onnx::NodeProto &node);
@@ -341,11 +345,39 @@ Importer::reshapeTarget(const onnx::NodeProto &node) {
   if (it != intConstants.end() && !it->second.isBool) {
     std::vector<int64_t> shape = it->second.values;
     // Exporters read the batch dim with Shape; unknown, it is inferred.
-    if (llvm::count(shape, detail::kUnknown) == 1 &&
+    if (llvm::count_if(shape, detail::isUnknown) == 1 &&
         !llvm::is_contained(shape, -1)) {
-      llvm::replace(shape, detail::kUnknown, int64_t(-1));
+      for (int64_t &d : shape)
+        if (detail::isUnknown(d))
+          d = -1;
       return shape;
     }
+  }
+  return constInput(node, 1, "shape");
+}
+
+FailureOr<std::vector<int64_t>>
+Importer::expandTarget(const onnx::NodeProto &node, Value input) {
+  auto it =
+      hasInput(node, 1) ? intConstants.find(node.input(1)) : intConstants.end();
+  if (it != intConstants.end() && !it->second.isBool) {
+    std::vector<int64_t> shape = it->second.values;
+    // An unknown entry (read from the batch) against a dynamic dim of the
+    // input keeps that dim: broadcasting leaves it as it is.
+    auto in = cast<RankedTensorType>(input.getType()).getShape();
+    int64_t off = (int64_t)shape.size() - (int64_t)in.size();
+    bool resolved = true;
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      if (!detail::isUnknown(d))
+        continue;
+      int64_t j = (int64_t)i - off;
+      if (j >= 0 && ShapedType::isDynamic(in[j]))
+        d = 1;
+      else
+        resolved = false;
+    }
+    if (resolved)
+      return shape;
   }
   return constInput(node, 1, "shape");
 }
@@ -1021,7 +1053,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     FailureOr<Value> x = operand(node, 0);
     if (failed(x))
       return failure();
-    FailureOr<std::vector<int64_t>> shape = constInput(node, 1, "shape");
+    FailureOr<std::vector<int64_t>> shape = expandTarget(node, *x);
     if (failed(shape))
       return failure();
     result = build<nn::ExpandOp>(
