@@ -90,6 +90,10 @@ private:
            << opset << "): ";
   }
   FailureOr<Value> operand(const onnx::NodeProto &node, int i);
+  /// The int64/bool constant `k` named `name` as an arith.constant (made
+  /// once); `error` starts the error when it cannot be (an unknown entry).
+  FailureOr<Value> materialize(const std::string &name, const IntConstant &k,
+                               function_ref<InFlightDiagnostic()> error);
   /// Whether input `i` is given (present and non-empty).
   bool hasInput(const onnx::NodeProto &node, int i) {
     return i < node.input_size() && !node.input(i).empty();
@@ -294,18 +298,24 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
     return failure();
   }
   // An int64/bool constant read as data: materialize it once.
-  const IntConstant &k = c->second;
+  return materialize(node.input(i), c->second,
+                     [&]() { return nodeError(node); });
+}
+
+FailureOr<Value>
+Importer::materialize(const std::string &name, const IntConstant &k,
+                      function_ref<InFlightDiagnostic()> error) {
   if (k.hasUnknown()) {
-    nodeError(node) << "input '" << node.input(i)
-                    << "' depends on a dynamic dim; give the graph input's "
-                       "shape with --input-shape";
+    error() << "'" << name
+            << "' depends on a dynamic dim; give the graph input's shape "
+               "with --input-shape";
     return failure();
   }
   Type elem = k.isBool ? b.getI1Type() : b.getI64Type();
   auto type = RankedTensorType::get(k.dims, elem);
   if (type.getNumElements() != (int64_t)k.values.size()) {
-    nodeError(node) << "constant input '" << node.input(i) << "' has "
-                    << k.values.size() << " values for shape " << type;
+    error() << "constant '" << name << "' has " << k.values.size()
+            << " values for shape " << type;
     return failure();
   }
   DenseElementsAttr attr;
@@ -316,7 +326,7 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
     attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(k.values));
   }
   Value v = arith::ConstantOp::create(b, fileLoc, attr);
-  values[node.input(i)] = v;
+  values[name] = v;
   return v;
 }
 
@@ -1209,6 +1219,15 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     auto it = values.find(out.name());
+    // An output computed entirely at import (e.g. a Shape) is a constant.
+    if (auto c = intConstants.find(out.name());
+        it == values.end() && c != intConstants.end()) {
+      if (failed(materialize(out.name(), c->second, [&]() {
+            return emitError(fileLoc) << "graph output ";
+          })))
+        return nullptr;
+      it = values.find(out.name());
+    }
     if (it == values.end()) {
       emitError(fileLoc) << "graph output '" << out.name()
                          << "' is not produced by any node";
