@@ -48,9 +48,18 @@ static Value stridedRead(OpBuilder &b, Location loc, Value input,
       [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
+/// An empty result (some dim of size 0) as a tensor.empty: a slice of it
+/// may start past the end, which tensor.extract_slice rejects.
+static Value emptyResult(OpBuilder &b, Location loc, RankedTensorType type,
+                         Value input) {
+  return emptyLike(b, loc, type, {input});
+}
+
 Results SliceOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   Value input = getInput();
+  if (llvm::is_contained(getType().getShape(), 0))
+    return SmallVector<Value>{emptyResult(b, loc, getType(), input)};
   SmallVector<DimSlice> slices =
       slicesOf(input, getStarts(), getEnds(), getAxes(), getSteps());
   if (llvm::any_of(slices, [](const DimSlice &s) { return s.step < 0; }))
@@ -78,6 +87,8 @@ Results SliceGradOp::lowerToLinalg(OpBuilder &b) {
   Value out = linalg::FillOp::create(b, loc, f32Const(b, loc, 0.0f),
                                      emptyLike(b, loc, type, {getInput()}))
                   .getResult(0);
+  if (llvm::is_contained(typeOf(grad).getShape(), 0))
+    return SmallVector<Value>{out};
   SmallVector<DimSlice> flip;
   bool anyNegative = false;
   for (const DimSlice &s : slices) {
@@ -114,6 +125,12 @@ Results SplitOp::lowerToLinalg(OpBuilder &b) {
   SmallVector<Value> out;
   int64_t offset = 0;
   for (auto [r, size] : llvm::zip(getResults(), getSizes())) {
+    auto type = cast<RankedTensorType>(r.getType());
+    if (llvm::is_contained(type.getShape(), 0)) {
+      out.push_back(emptyResult(b, loc, type, input));
+      offset += size;
+      continue;
+    }
     SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
         strides(rank, b.getIndexAttr(1));
     offsets[axis] = b.getIndexAttr(offset);

@@ -41,8 +41,9 @@ Families (file ``<name>.onnx`` in --out-dir):
   shape_fold       exporters' shape subgraphs folded at import: Shape(start)
                    -> Gather -> Div/Mul -> Unsqueeze -> Concat -> Reshape,
                    Shape -> Slice -> Concat, ConstantOfShape -> Mul ->
-                   Equal -> Where -> Expand, int/float Range, float
-                   ConstantOfShape, Min/Max/Squeeze/Sub/Cast  (opset 15)
+                   Equal -> Where -> Expand (also of the batch dim read
+                   by Shape), int/float Range, float ConstantOfShape,
+                   Min/Max/Squeeze/Sub/Cast                   (opset 15)
   shape_batch      reads the batch dim through Shape -> Gather; metadata
                    autodist.test.input_shape = x:4x6x4 tells op-models.test
                    to compile it with that --input-shape      (opset 13)
@@ -434,7 +435,18 @@ def shape_fold(b):
     mm = b.node("Max", [b.node("Min", [sh, ints(b, "cap", [5, 5])]), ints(b, "fl", [4, 4])])
     sq = b.node("Squeeze", [b.node("Slice", [mm, zero, one]), zero])   # 5
     k = b.node("Cast", [b.node("Sub", [sq, b.const("s1s", np.array(2, I64))])], to=F)  # 3.0
-    y = b.node("Mul", [shifted, k])
+    # torch's x.expand(B, 2, -1, -1) with B read from the dynamic batch:
+    # -1 -> 1 through Equal/Where, B stays the input's (unknown) batch dim.
+    bsz = b.node("Unsqueeze", [b.node("Gather", [b.node("Shape", [x]), b.const("gb", np.array(0, I64))]), zero])
+    want = b.node("Concat", [bsz, ints(b, "e2", [2]), ints(b, "em", [-1, -1])], axis=0)
+    fix = b.node("Where", [b.node("Equal", [want, b.const("neg1", np.array(-1, I64))]),
+                           b.node("ConstantOfShape", [ints(b, "four", [4])],
+                                  value=numpy_helper.from_array(np.array([1], I64))),
+                           want])
+    ex = b.node("Expand", [b.node("Unsqueeze", [x, one]), fix])        # [B,2,6,4]
+    exr = b.node("Reshape", [b.node("ReduceSum", [ex, one], keepdims=0),
+                             ints(b, "r38", [0, 3, 8])])                # [B,3,8]
+    y = b.node("Add", [b.node("Mul", [shifted, k]), exr])
     return b.model("shape_fold", [(x, [B, 6, 4])], y, [B, 3, 8], 15)
 
 

@@ -48,6 +48,9 @@ IntConstant readInts(const onnx::TensorProto &t) {
   } else {
     v.assign(t.int64_data().begin(), t.int64_data().end());
   }
+  for (int64_t &x : v)
+    if (isUnknown(x))
+      x = std::numeric_limits<int64_t>::min();
   return c;
 }
 
@@ -115,6 +118,21 @@ std::optional<int64_t> normAxis(int64_t a, int64_t rank) {
   return a < 0 ? a + rank : a;
 }
 
+/// The result of elementwise op `type` on `args`, some of them unknown:
+/// known where it does not depend on them (a dim, never negative, is not
+/// equal to a negative constant; Where picks a known branch), else
+/// kUnknownValue.
+int64_t foldUnknown(const std::string &type, const Dims &args) {
+  if (type == "Equal" && args.size() == 2) {
+    for (int i = 0; i < 2; ++i)
+      if (args[i] == kUnknownDim && !isUnknown(args[1 - i]) && args[1 - i] < 0)
+        return 0;
+  }
+  if (type == "Where" && args.size() == 3 && !isUnknown(args[0]))
+    return args[0] ? args[1] : args[2];
+  return kUnknownValue;
+}
+
 /// Folds one node; `in[i]` is input i (null where it is absent).
 class Folder {
 public:
@@ -175,8 +193,8 @@ FailureOr<bool> Folder::elementwise(
     Dims args;
     for (const IntConstant *c : in)
       args.push_back(broadcastAt(*c, idx));
-    if (llvm::is_contained(args, kUnknown)) {
-      out.values.push_back(kUnknown);
+    if (llvm::any_of(args, isUnknown)) {
+      out.values.push_back(foldUnknown(node.op_type(), args));
       continue;
     }
     std::optional<int64_t> v = fn(args);
@@ -269,7 +287,7 @@ FailureOr<bool> Folder::shape(IntConstant &out) {
   int64_t rank = dims->size();
   if (node.op_type() == "Size") {
     bool dynamic = llvm::any_of(*dims, ShapedType::isDynamic);
-    out.values = {dynamic ? kUnknown : numel(*dims)};
+    out.values = {dynamic ? kUnknownDim : numel(*dims)};
     return true;
   }
   // Opset 15: start/end select a range of dims, clamped like a slice.
@@ -281,7 +299,7 @@ FailureOr<bool> Folder::shape(IntConstant &out) {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, 0, rank);
   for (int64_t i = start; i < end; ++i)
-    out.values.push_back(ShapedType::isDynamic((*dims)[i]) ? kUnknown
+    out.values.push_back(ShapedType::isDynamic((*dims)[i]) ? kUnknownDim
                                                            : (*dims)[i]);
   out.dims = {(int64_t)out.values.size()};
   return true;
@@ -593,7 +611,7 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
       done = true;
     } else if (to == onnx::TensorProto::BOOL) {
       for (int64_t &v : out.values)
-        if (v != kUnknown)
+        if (!isUnknown(v))
           v = v != 0;
       out.isBool = true;
       done = true;

@@ -29,23 +29,36 @@ namespace autodist::detail {
 /// A constant integer (int64 or bool) tensor known at import time: the
 /// importer folds it into attributes (Reshape's shape, reduction axes) and
 /// materializes it as an arith.constant only where an op reads it as data.
-/// An entry that is not known at import time: a dynamic dim read by Shape
-/// (the batch, when no --input-shape fixes it), and whatever is computed
-/// from it. Data movement (Gather, Slice, Concat, ...) carries it along,
-/// arithmetic on it gives kUnknown again; an op that needs the value (a
-/// Range limit, an axis) reports an error, and Reshape takes one unknown
-/// entry as -1.
-constexpr int64_t kUnknown = std::numeric_limits<int64_t>::min();
+/// Entries not known at import time. kUnknownDim is a dynamic dim read by
+/// Shape or Size (the batch, when no --input-shape fixes it; a size, so
+/// never negative); data movement (Gather, Slice, Concat, ...) carries it
+/// along. kUnknownValue is anything computed from one: arithmetic on an
+/// unknown gives kUnknownValue, except where the answer does not depend on
+/// it (a dim is never equal to a negative constant; Where with a known
+/// condition). An op that needs the value (a Range limit, an axis) reports
+/// an error; Reshape takes one unknown entry as -1.
+/// Both are values no exporter writes with a meaning of their own: far
+/// below any dim, but unlike INT64_MIN and INT64_MIN + 1 (the "before the
+/// start" ends of reversed slices) not used by them; readInts reads a
+/// model constant that happens to equal one as INT64_MIN (the same bound
+/// for a slice).
+constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min() + 0x5eed;
+constexpr int64_t kUnknownValue = kUnknownDim + 1;
+
+/// Whether `v` is kUnknownDim or kUnknownValue.
+inline bool isUnknown(int64_t v) {
+  return v == kUnknownDim || v == kUnknownValue;
+}
 
 struct IntConstant {
   std::vector<int64_t> values;
   std::vector<int64_t> dims;
   bool isBool = false;
 
-  /// Whether some entry is kUnknown.
+  /// Whether some entry is unknown (isUnknown).
   bool hasUnknown() const {
     for (int64_t v : values)
-      if (v == kUnknown)
+      if (isUnknown(v))
         return true;
     return false;
   }

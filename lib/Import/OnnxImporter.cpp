@@ -90,6 +90,10 @@ private:
            << opset << "): ";
   }
   FailureOr<Value> operand(const onnx::NodeProto &node, int i);
+  /// The int64/bool constant `k` named `name` as an arith.constant (made
+  /// once); `error` starts the error when it cannot be (an unknown entry).
+  FailureOr<Value> materialize(const std::string &name, const IntConstant &k,
+                               function_ref<InFlightDiagnostic()> error);
   /// Whether input `i` is given (present and non-empty).
   bool hasInput(const onnx::NodeProto &node, int i) {
     return i < node.input_size() && !node.input(i).empty();
@@ -104,6 +108,10 @@ private:
   /// Reshape's constant shape input; one entry unknown at import (the
   /// batch dim read by Shape) becomes -1.
   FailureOr<std::vector<int64_t>> reshapeTarget(const onnx::NodeProto &node);
+  /// Expand's constant shape input; an unknown entry (the batch read by
+  /// Shape) against a dynamic dim of `input` becomes 1.
+  FailureOr<std::vector<int64_t>> expandTarget(const onnx::NodeProto &node,
+                                               Value input);
   LogicalResult checkAttributes(const onnx::NodeProto &node);
   FailureOr<Value> importSoftmax(const onnx::NodeProto &node, bool log);
   FailureOr<Value> importReduce(const onnx::NodeProto &node);
@@ -290,18 +298,24 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
     return failure();
   }
   // An int64/bool constant read as data: materialize it once.
-  const IntConstant &k = c->second;
+  return materialize(node.input(i), c->second,
+                     [&]() { return nodeError(node); });
+}
+
+FailureOr<Value>
+Importer::materialize(const std::string &name, const IntConstant &k,
+                      function_ref<InFlightDiagnostic()> error) {
   if (k.hasUnknown()) {
-    nodeError(node) << "input '" << node.input(i)
-                    << "' depends on a dynamic dim; give the graph input's "
-                       "shape with --input-shape";
+    error() << "'" << name
+            << "' depends on a dynamic dim; give the graph input's shape "
+               "with --input-shape";
     return failure();
   }
   Type elem = k.isBool ? b.getI1Type() : b.getI64Type();
   auto type = RankedTensorType::get(k.dims, elem);
   if (type.getNumElements() != (int64_t)k.values.size()) {
-    nodeError(node) << "constant input '" << node.input(i) << "' has "
-                    << k.values.size() << " values for shape " << type;
+    error() << "constant '" << name << "' has " << k.values.size()
+            << " values for shape " << type;
     return failure();
   }
   DenseElementsAttr attr;
@@ -312,7 +326,7 @@ FailureOr<Value> Importer::operand(const onnx::NodeProto &node, int i) {
     attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(k.values));
   }
   Value v = arith::ConstantOp::create(b, fileLoc, attr);
-  values[node.input(i)] = v;
+  values[name] = v;
   return v;
 }
 
@@ -341,11 +355,39 @@ Importer::reshapeTarget(const onnx::NodeProto &node) {
   if (it != intConstants.end() && !it->second.isBool) {
     std::vector<int64_t> shape = it->second.values;
     // Exporters read the batch dim with Shape; unknown, it is inferred.
-    if (llvm::count(shape, detail::kUnknown) == 1 &&
+    if (llvm::count_if(shape, detail::isUnknown) == 1 &&
         !llvm::is_contained(shape, -1)) {
-      llvm::replace(shape, detail::kUnknown, int64_t(-1));
+      for (int64_t &d : shape)
+        if (detail::isUnknown(d))
+          d = -1;
       return shape;
     }
+  }
+  return constInput(node, 1, "shape");
+}
+
+FailureOr<std::vector<int64_t>>
+Importer::expandTarget(const onnx::NodeProto &node, Value input) {
+  auto it =
+      hasInput(node, 1) ? intConstants.find(node.input(1)) : intConstants.end();
+  if (it != intConstants.end() && !it->second.isBool) {
+    std::vector<int64_t> shape = it->second.values;
+    // An unknown entry (read from the batch) against a dynamic dim of the
+    // input keeps that dim: broadcasting leaves it as it is.
+    auto in = cast<RankedTensorType>(input.getType()).getShape();
+    int64_t off = (int64_t)shape.size() - (int64_t)in.size();
+    bool resolved = true;
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      if (!detail::isUnknown(d))
+        continue;
+      int64_t j = (int64_t)i - off;
+      if (j >= 0 && ShapedType::isDynamic(in[j]))
+        d = 1;
+      else
+        resolved = false;
+    }
+    if (resolved)
+      return shape;
   }
   return constInput(node, 1, "shape");
 }
@@ -1049,7 +1091,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     FailureOr<Value> x = operand(node, 0);
     if (failed(x))
       return failure();
-    FailureOr<std::vector<int64_t>> shape = constInput(node, 1, "shape");
+    FailureOr<std::vector<int64_t>> shape = expandTarget(node, *x);
     if (failed(shape))
       return failure();
     result = build<nn::ExpandOp>(
@@ -1206,6 +1248,15 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     auto it = values.find(out.name());
+    // An output computed entirely at import (e.g. a Shape) is a constant.
+    if (auto c = intConstants.find(out.name());
+        it == values.end() && c != intConstants.end()) {
+      if (failed(materialize(out.name(), c->second, [&]() {
+            return emitError(fileLoc) << "graph output ";
+          })))
+        return nullptr;
+      it = values.find(out.name());
+    }
     if (it == values.end()) {
       emitError(fileLoc) << "graph output '" << out.name()
                          << "' is not produced by any node";

@@ -75,3 +75,17 @@ func.func @trilu(%m: tensor<?x3x4xi1>) -> tensor<?x3x4xi1> {
   %0 = nn.trilu %m {upper = false, k = -1 : i64} : (tensor<?x3x4xi1>) -> tensor<?x3x4xi1>
   return %0 : tensor<?x3x4xi1>
 }
+
+// -----
+
+// An empty slice (its start clamped to the end of the dim) is an empty
+// tensor: tensor.extract_slice would reject the offset.
+// CHECK-LABEL: func @slice_empty
+// CHECK-SAME: (%[[X:.*]]: tensor<?x10xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x10xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x0xf32>
+// CHECK: return %[[E]]
+func.func @slice_empty(%x: tensor<?x10xf32>) -> tensor<?x0xf32> {
+  %0 = nn.slice %x {starts = array<i64: 1000>, ends = array<i64: 1001>, axes = array<i64: 1>, steps = array<i64: 1>} : (tensor<?x10xf32>) -> tensor<?x0xf32>
+  return %0 : tensor<?x0xf32>
+}
