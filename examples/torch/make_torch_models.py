@@ -4,7 +4,8 @@
   make_torch_models.py export --model M --out-dir D [--opset 14] [--training]
       [--samples 64] [--batch 4] [--seed 0]
     writes D/M.onnx (TorchScript exporter, dynamic batch dim; the GPT's
-    sequence dim is dynamic too), D/data.npz (inputs named like the model's
+    sequence dim is dynamic too; no constant folding, which would copy a
+    tied head's transposed weight into a separate initializer), D/data.npz (inputs named like the model's
     inputs, plus `labels`), D/in.npz (the first --batch samples' inputs) and
     D/torch_out.npz (PyTorch's `logits` on D/in.npz, in eval mode unless
     --training).
@@ -49,7 +50,7 @@ def export(a):
     torch.onnx.export(model, example, path, input_names=names,
                       output_names=["logits"], opset_version=a.opset,
                       dynamic_axes=dict(axes, logits={0: "batch"}),
-                      training=mode, do_constant_folding=not a.training)
+                      training=mode, do_constant_folding=False)
     data = torch_models.make_data(kind, a.samples, a.seed + 1)
     np.savez(os.path.join(a.out_dir, "data.npz"), **data)
     inputs = {n: data[n][:a.batch] for n in names}

@@ -44,6 +44,15 @@ class EncoderClassifier(nn.Module):
                                            dropout=0.0, activation="gelu",
                                            batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers)
+        # TransformerEncoder deep-copies one layer, and torch.onnx.export
+        # merges initializers with equal values: give each layer its own.
+        for lyr in self.encoder.layers:
+            for name, p in lyr.named_parameters():
+                with torch.no_grad():
+                    if "norm" in name:
+                        p.add_(0.1 * torch.randn_like(p))
+                    else:
+                        p.normal_(0.0, 0.1)
         self.head = nn.Linear(d, classes)
 
     def forward(self, ids):
@@ -109,8 +118,26 @@ class GPT(nn.Module):
         return self.head(self.ln(x))
 
 
+def distinct_params(model):
+    """torch.onnx.export (torch >= 1.13) merges initializers with equal
+    values, which would tie every norm's freshly initialized ones/zeros (and
+    layers copied from one prototype) into one trained parameter. Perturbing
+    them keeps the ONNX model's parameters those of the module."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.numel() > 1 and bool((p == p.flatten()[0]).all()):
+                p.add_(0.02 * torch.randn_like(p))
+
+
 def build(name, seed=0, batch=4, **kw):
     """Returns (module, example_inputs, input_names, dynamic_axes, kind)."""
+    model, *rest = _build(name, seed, batch, **kw)
+    torch.manual_seed(seed + 1)  # the same perturbation whatever the batch
+    distinct_params(model)
+    return (model, *rest)
+
+
+def _build(name, seed, batch, **kw):
     torch.manual_seed(seed)
     if name == "lenet":
         m = LeNet(batchnorm=kw.get("batchnorm", True))

@@ -165,6 +165,7 @@ private:
   FailureOr<bool> range(IntConstant &out);
   FailureOr<bool> constantOfShape(IntConstant &out);
   FailureOr<bool> tile(IntConstant &out);
+  FailureOr<bool> trilu(IntConstant &out);
   FailureOr<bool> binary(const std::string &type, IntConstant &out);
 
   const onnx::NodeProto &node;
@@ -567,6 +568,34 @@ FailureOr<bool> Folder::tile(IntConstant &out) {
   return true;
 }
 
+/// Trilu of a constant (the causal masks of exported decoders): keeps
+/// j - i >= k (upper) or j - i <= k (lower) in the last two dims.
+FailureOr<bool> Folder::trilu(IntConstant &out) {
+  const IntConstant &data = *in[0];
+  if (data.dims.size() < 2) {
+    ctx.error() << "input must have rank >= 2";
+    return fail();
+  }
+  int64_t k = 0;
+  if (in.size() > 1 && in[1]) {
+    if (in[1]->values.size() != 1) {
+      ctx.error() << "k must be a scalar";
+      return fail();
+    }
+    k = in[1]->values[0];
+  }
+  bool upper = attrInt(node, "upper", 1) != 0;
+  out = data;
+  int64_t rows = data.dims[data.dims.size() - 2];
+  int64_t cols = data.dims.back();
+  for (int64_t f = 0, n = numel(data.dims); f < n; ++f) {
+    int64_t i = (f / cols) % rows, j = f % cols;
+    if (upper ? j - i < k : j - i > k)
+      out.values[f] = 0;
+  }
+  return true;
+}
+
 FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
   const std::string &type = node.op_type();
   if (node.output_size() < 1)
@@ -585,9 +614,9 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
     return false;
   // Inputs that give indices, shapes or bounds must be known entirely.
   static const std::map<std::string, size_t> firstParam = {
-      {"Gather", 1},    {"Slice", 1},   {"Squeeze", 1},
-      {"Unsqueeze", 1}, {"Reshape", 1}, {"Expand", 1},
-      {"Tile", 1},      {"Range", 0},   {"ConstantOfShape", 0}};
+      {"Gather", 1},          {"Slice", 1},  {"Squeeze", 1}, {"Unsqueeze", 1},
+      {"Reshape", 1},         {"Expand", 1}, {"Tile", 1},    {"Range", 0},
+      {"ConstantOfShape", 0}, {"Trilu", 0}};
   if (auto p = firstParam.find(type); p != firstParam.end()) {
     for (size_t i = p->second; i < in.size(); ++i) {
       if (in[i] && in[i]->hasUnknown()) {
@@ -647,6 +676,8 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
     done = constantOfShape(out);
   } else if (type == "Tile") {
     done = tile(out);
+  } else if (type == "Trilu") {
+    done = trilu(out);
   } else {
     done = binary(type, out);
   }

@@ -6,7 +6,7 @@ per graph input, by name) and compares EVERY graph output with the array of
 the same name in the outputs .npz, which must hold exactly those arrays.
 Per element, with onnxruntime's value b and the executable's a:
 
-    rel = |a - b| / max(|b|, 1e-3)
+    rel = |a - b| / max(|b|, floor)      (floor: --floor, default 1e-3)
 
 PASS iff names, shapes and dtypes match, everything is finite and
 max(rel) <= --rtol for every output. With ``--expected E.npz`` the reference
@@ -58,7 +58,7 @@ def run(args):
         if not np.all(np.isfinite(a)):
             raise ValueError(f"output '{name}' has non-finite values")
         rel = (np.abs(a.astype(np.float64) - b) /
-               np.maximum(np.abs(b.astype(np.float64)), FLOOR))
+               np.maximum(np.abs(b.astype(np.float64)), args.floor))
         worst = float(rel.max()) if rel.size else 0.0
         print(f"output '{name}' {list(a.shape)} {a.dtype}: max relative "
               f"difference {worst:.3e} (rtol {args.rtol:g})")
@@ -73,6 +73,10 @@ def main():
     ap.add_argument("--outputs", required=True, help="the --outputs .npz")
     ap.add_argument("--expected", help="reference .npz (default: run onnxruntime)")
     ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--floor", type=float, default=FLOOR,
+                    help=f"smallest |reference| the difference is divided by "
+                         f"(default {FLOOR:g}); raise it for outputs whose "
+                         f"near-zero entries sit beside large ones (logits)")
     args = ap.parse_args()
     if not args.expected and not (args.model and args.inputs):
         ap.error("give --model and --inputs (onnxruntime reference) or --expected")
