@@ -302,7 +302,9 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
     The gradient of the `data` operand of an `nn.gather` along `axis` whose
     data dim `axis` has size `axis_size`: zeros of the data's shape into
     which each slice of `grad` is added at its (wrapped) index; an index
-    that occurs several times receives the sum.
+    that occurs several times receives the sum. Lowers to `scf.for` loops
+    over the indices, each adding its slice of `grad` into the result in
+    place (`tensor.extract_slice` / `linalg.generic` / `tensor.insert_slice`).
 
     ```mlir
     %dt = nn.gather_grad %dy, %ids {axis = 0 : i64, axis_size = 100 : i64}

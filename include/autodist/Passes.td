@@ -181,6 +181,7 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::cf::ControlFlowDialect"];
 }
 
