@@ -8,11 +8,14 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Trace.h"
 #include "autodist/runtime/Traffic.h"
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
+#include <utility>
 #include <vector>
 
 using namespace autodist::rt;
@@ -23,6 +26,24 @@ namespace {
   std::fprintf(stderr, "error: internal: %s\n", what);
   comm::abort(1);
 }
+
+/// Records the enclosing runtime call as a trace event when tracing is on;
+/// `args` (a JSON object body) is only built then.
+template <typename ArgsFn> class TraceCall {
+public:
+  TraceCall(const char *name, const char *category, ArgsFn args)
+      : name_(name), category_(category), args_(std::move(args)),
+        begin_(trace::enabled() ? trace::now() : 0) {}
+  ~TraceCall() {
+    if (trace::enabled())
+      trace::call(name_, category_, begin_, args_());
+  }
+
+private:
+  const char *name_, *category_;
+  ArgsFn args_;
+  double begin_;
+};
 } // namespace
 
 extern "C" void
@@ -31,7 +52,10 @@ _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
   if (op != 0 && op != 1)
     fatal("autodist_rt_allreduce_f32: op must be 0 (sum) or 1 (mean)");
   auto reduceOp = static_cast<ReduceOp>(op);
-  traffic::record(buf->sizes[0] * static_cast<int64_t>(sizeof(float)));
+  int64_t bytes = buf->sizes[0] * static_cast<int64_t>(sizeof(float));
+  traffic::record(bytes);
+  TraceCall traced("allreduce", "comm",
+                   [&] { return "\"bytes\": " + std::to_string(bytes); });
   float *data = buf->aligned + buf->offset;
   int64_t n = buf->sizes[0], stride = buf->strides[0];
   if (stride == 1 || n <= 1) {
@@ -51,6 +75,11 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
                                                StridedMemref<float, 2> *c,
                                                int32_t transA, int32_t transB,
                                                float alpha, float beta) {
+  TraceCall traced("sgemm", "blas", [&] {
+    return "\"m\": " + std::to_string(c->sizes[0]) +
+           ", \"n\": " + std::to_string(c->sizes[1]) +
+           ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
+  });
   try {
     sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
   } catch (const std::exception &e) {
