@@ -123,6 +123,78 @@ static Value windowCounts(OpBuilder &b, Location loc, ArrayRef<int64_t> in,
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution as a contraction (im2col)
+//===----------------------------------------------------------------------===//
+
+/// The columns `[N, C * kH * kW, OH * OW]` of a padded NCHW input `xp`:
+/// `col[n, (c, kh, kw), (oh, ow)] = xp[n, c, oh * s + kh * d, ow * s + kw *
+/// d]`. A 1x1 kernel at stride 1 reads `xp` as it is (a reshape).
+static Value im2col(OpBuilder &b, Location loc, Value xp, ArrayRef<int64_t> k,
+                    ArrayRef<int64_t> out, ArrayRef<int64_t> s,
+                    ArrayRef<int64_t> d) {
+  auto t = typeOf(xp);
+  int64_t n = t.getDimSize(0), c = t.getDimSize(1);
+  auto colType = RankedTensorType::get({n, c * k[0] * k[1], out[0] * out[1]},
+                                       b.getF32Type());
+  if (k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1 &&
+      t.getDimSize(2) == out[0] && t.getDimSize(3) == out[1])
+    return tensor::CollapseShapeOp::create(
+        b, loc, colType, xp, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  MLIRContext *ctx = b.getContext();
+  auto fullType =
+      RankedTensorType::get({n, c, k[0], k[1], out[0], out[1]}, b.getF32Type());
+  AffineExpr ni, ci, kh, kw, oh, ow;
+  bindDims(ctx, ni, ci, kh, kw, oh, ow);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(
+          6, 0, {ni, ci, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx),
+      b.getMultiDimIdentityMap(6)};
+  Value full =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{fullType}, ValueRange{xp},
+          ValueRange{emptyFrom(b, loc, fullType, xp)}, maps,
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location l, ValueRange a) {
+            linalg::YieldOp::create(nb, l, ValueRange{a[0]});
+          })
+          .getResult(0);
+  return tensor::CollapseShapeOp::create(
+      b, loc, colType, full,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+}
+
+/// `y[n, m, oh, ow] = sum_{c, kh, kw} w[m, c, kh, kw] * xp[n, c, oh * s +
+/// kh * d, ow * s + kw * d]` (`xp` padded NCHW, `w` `[M, C, kH, kW]`, no
+/// groups) as a contraction `[M, CkHkW] x [N, CkHkW, OHOW]` over im2col
+/// columns: a linalg.contract that becomes one sgemm per sample.
+static Value convContraction(OpBuilder &b, Location loc, Value xp, Value w,
+                             RankedTensorType type, ArrayRef<int64_t> s,
+                             ArrayRef<int64_t> d) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> ws = typeOf(w).getShape();
+  int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
+  Value col = im2col(b, loc, xp, ws.drop_front(2), {oh, ow}, s, d);
+  auto w2Type =
+      RankedTensorType::get({ws[0], ws[1] * ws[2] * ws[3]}, b.getF32Type());
+  Value w2 = tensor::CollapseShapeOp::create(
+      b, loc, w2Type, w, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto outType = RankedTensorType::get({type.getDimSize(0), ws[0], oh * ow},
+                                       b.getF32Type());
+  Value init = filled(b, loc, emptyFrom(b, loc, outType, xp), 0.0f);
+  AffineExpr n, m, p, kk;
+  bindDims(ctx, n, m, p, kk);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {m, kk}, ctx),
+                                 AffineMap::get(4, 0, {n, kk, p}, ctx),
+                                 AffineMap::get(4, 0, {n, m, p}, ctx)};
+  Value y = linalg::ContractOp::create(b, loc, TypeRange{outType},
+                                       ValueRange{w2, col}, ValueRange{init},
+                                       b.getAffineMapArrayAttr(maps))
+                .getResult(0);
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+//===----------------------------------------------------------------------===//
 // ConvOp
 //===----------------------------------------------------------------------===//
 
@@ -130,17 +202,15 @@ Results ConvOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   RankedTensorType type = getType();
   Value x = padSpatial(b, loc, getInput(), getPads(), 0.0f);
-  Value init = filled(b, loc, emptyFrom(b, loc, type, getInput()), 0.0f);
-  Attribute strides = b.getI64TensorAttr(getStrides());
-  Attribute dilations = b.getI64TensorAttr(getDilations());
   int64_t g = getGroup();
   Value conv;
   if (g == 1) {
-    conv = linalg::Conv2DNchwFchwOp::create(
-               b, loc, TypeRange{type}, ValueRange{x, getWeight()},
-               ValueRange{init}, strides, dilations)
-               .getResult(0);
+    conv = convContraction(b, loc, x, getWeight(), type, getStrides(),
+                           getDilations());
   } else {
+    Value init = filled(b, loc, emptyFrom(b, loc, type, getInput()), 0.0f);
+    Attribute strides = b.getI64TensorAttr(getStrides());
+    Attribute dilations = b.getI64TensorAttr(getDilations());
     // [N, G, C/G, H, W] * [G, M/G, C/G, kH, kW] -> [N, G, M/G, OH, OW].
     Value xg = splitDim(b, loc, x, 1, g);
     Value wg = splitDim(b, loc, getWeight(), 0, g);
@@ -403,6 +473,30 @@ Results ConvInputGradOp::lowerToLinalg(OpBuilder &b) {
   Value dyd = dilatePad(b, loc, getGrad(), s, front,
                         {padded[0] + front[0], padded[1] + front[1]},
                         b.getF32FloatAttr(0.0f));
+  if (g == 1) {
+    // dxp[n, c, hp, wp] = sum_{m, i, j} wf[c, m, i, j]
+    //                         * dyd[n, m, hp + i * d, wp + j * d]
+    // with the flipped kernel wf[c, m, i, j] = w[m, c, kH-1-i, kW-1-j]: a
+    // stride-1 convolution, through im2col and sgemm.
+    AffineExpr c, m, i, j;
+    bindDims(ctx, c, m, i, j);
+    auto wfType =
+        RankedTensorType::get({ws[1], ws[0], k[0], k[1]}, b.getF32Type());
+    Value wf = generic(
+        b, loc, {w},
+        {tensor::EmptyOp::create(b, loc, wfType.getShape(), b.getF32Type())},
+        {AffineMap::get(4, 0, {m, c, k[0] - 1 - i, k[1] - 1 - j}, ctx),
+         b.getMultiDimIdentityMap(4)},
+        loops(4, 0), [](OpBuilder &, Location, ValueRange a) {
+          return SmallVector<Value>{a[0]};
+        })[0];
+    auto paddedType = RankedTensorType::get(
+        {type.getDimSize(0), type.getDimSize(1), padded[0], padded[1]},
+        b.getF32Type());
+    int64_t one[2] = {1, 1};
+    return SmallVector<Value>{unpad(
+        b, loc, convContraction(b, loc, dyd, wf, paddedType, one, d), type, p)};
+  }
   // dxp[n, g, cg, hp, wp] = sum_{mg, kh, kw} dyd[n, g, mg, flipped rows]
   //                                          * w[g, mg, cg, kh, kw].
   Value dydG = splitDim(b, loc, dyd, 1, g);
@@ -440,6 +534,41 @@ Results ConvWeightGradOp::lowerToLinalg(OpBuilder &b) {
   RankedTensorType type = getType();
   ArrayRef<int64_t> s = getStrides(), d = getDilations();
   int64_t g = getGroup();
+  if (g == 1) {
+    // dw[m, (c, kh, kw)] = sum_{n, p} dy[n, m, p] * col[n, (c, kh, kw), p]
+    // over the forward's im2col columns (the same ops, so CSE shares them):
+    // one sgemm per sample accumulating into dw.
+    Value dy = getGrad();
+    auto dyType = typeOf(dy);
+    int64_t oh = dyType.getDimSize(2), ow = dyType.getDimSize(3);
+    Value xp = padSpatial(b, loc, getInput(), getPads(), 0.0f);
+    Value col =
+        im2col(b, loc, xp, type.getShape().drop_front(2), {oh, ow}, s, d);
+    auto dy3Type = RankedTensorType::get(
+        {dyType.getDimSize(0), dyType.getDimSize(1), oh * ow}, b.getF32Type());
+    Value dy3 = tensor::CollapseShapeOp::create(
+        b, loc, dy3Type, dy, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    int64_t ckk = type.getDimSize(1) * type.getDimSize(2) * type.getDimSize(3);
+    auto dw2Type =
+        RankedTensorType::get({type.getDimSize(0), ckk}, b.getF32Type());
+    Value init = filled(
+        b, loc,
+        tensor::EmptyOp::create(b, loc, dw2Type.getShape(), b.getF32Type()),
+        0.0f);
+    AffineExpr m, q, n, p;
+    bindDims(ctx, m, q, n, p);
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {n, m, p}, ctx),
+                                   AffineMap::get(4, 0, {n, q, p}, ctx),
+                                   AffineMap::get(4, 0, {m, q}, ctx)};
+    Value dw2 = linalg::ContractOp::create(
+                    b, loc, TypeRange{dw2Type}, ValueRange{dy3, col},
+                    ValueRange{init}, b.getAffineMapArrayAttr(maps))
+                    .getResult(0);
+    return SmallVector<Value>{
+        tensor::ExpandShapeOp::create(
+            b, loc, type, dw2, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})
+            .getResult()};
+  }
   // dw[g, mg, cg, kh, kw] = sum_{n, oh, ow} xp[n, g, cg, oh * s + kh * d, ..]
   //                                        * dy[n, g, mg, oh, ow].
   Value xG =

@@ -23,9 +23,12 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
     (likewise `OW`). Output channel `m` of group `g = m / (M / group)` reads
     input channels `[g * C / group, (g + 1) * C / group)`; `group = C` with
     one filter per channel is a depthwise convolution. Padding is zeros.
-    Lowers to zero padding (fill + copy into a slice) and
-    `linalg.conv_2d_nchw_fchw` (`group = 1`) or `linalg.conv_2d_ngchw_gfchw`
-    on grouped views, then adds the bias (after the sum, as onnxruntime).
+    Lowers to zero padding (fill + copy into a slice), then with
+    `group = 1` im2col columns `[N, C * kH * kW, OH * OW]` (a copy generic;
+    none for a 1x1 kernel at stride 1) and one `linalg.contract` with the
+    weight `[M, C * kH * kW]` (one sgemm per sample after bufferization),
+    otherwise `linalg.conv_2d_ngchw_gfchw` on grouped views; then adds the
+    bias (after the sum, as onnxruntime).
 
     ```mlir
     %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -281,9 +284,11 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
     For an `nn.conv` with these `strides`, `pads`, `dilations` and `group`,
     weight `[M, C / group, kH, kW]` and input spatial size `input_size`
     (`[H, W]`): the gradient `[N, C, H, W]` of the input from the gradient
-    `grad` (`[N, M, OH, OW]`) of the output. Lowers to a `linalg.generic`
-    correlation of `grad`, dilated by the strides and padded by the dilated
-    kernel, with the flipped kernel; the pads are then cut off.
+    `grad` (`[N, M, OH, OW]`) of the output. It is the correlation of
+    `grad`, dilated by the strides and padded by the dilated kernel, with
+    the flipped kernel; the pads are then cut off. With `group = 1` that
+    correlation is im2col columns and one `linalg.contract` (sgemm calls),
+    otherwise one `linalg.generic`.
 
     ```mlir
     %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -305,8 +310,11 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
     For an `nn.conv` of `input` (`[N, C, H, W]`) with these attributes and a
     kernel of spatial size `kernel_shape`: the gradient
     `[M, C / group, kH, kW]` of the weight from the gradient `grad`
-    (`[N, M, OH, OW]`) of the output, a `linalg.generic` correlation of the
-    padded input with `grad` summed over the batch.
+    (`[N, M, OH, OW]`) of the output: the correlation of the padded input
+    with `grad`, summed over the batch. With `group = 1` it contracts `grad`
+    `[N, M, OH * OW]` with the input's im2col columns (the forward's, shared
+    by CSE) in one `linalg.contract` (one accumulating sgemm per sample),
+    otherwise it is one `linalg.generic`.
 
     ```mlir
     %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -371,7 +379,9 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
     The gradient of the `data` operand of an `nn.gather` along `axis` whose
     data dim `axis` has size `axis_size`: zeros of the data's shape into
     which each slice of `grad` is added at its (wrapped) index; an index
-    that occurs several times receives the sum.
+    that occurs several times receives the sum. Lowers to `scf.for` loops
+    over the indices, each adding its slice of `grad` into the result in
+    place (`tensor.extract_slice` / `linalg.generic` / `tensor.insert_slice`).
 
     ```mlir
     %dt = nn.gather_grad %dy, %ids {axis = 0 : i64, axis_size = 100 : i64}

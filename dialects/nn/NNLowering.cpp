@@ -124,7 +124,8 @@ static AffineExpr batchExpr(MLIRContext *ctx, ArrayRef<int64_t> operandBatch,
   return getAffineDimExpr(i, ctx);
 }
 
-/// numpy matmul as one linalg.generic contraction: iteration dims are the
+/// numpy matmul as one contraction (linalg.contract; a linalg.generic when
+/// an operand broadcasts a size-1 batch dim): iteration dims are the
 /// result's batch dims, then m (if `a` is N-D), n (if `b` is N-D), then k.
 static Value buildGenericMatmul(OpBuilder &b, Location loc, Value x, Value y,
                                 RankedTensorType type) {
@@ -174,12 +175,20 @@ static Value buildGenericMatmul(OpBuilder &b, Location loc, Value x, Value y,
   Value init = zeros(
       b, loc,
       tensor::EmptyOp::create(b, loc, type.getShape(), b.getF32Type(), dyn));
-  SmallVector<utils::IteratorType> iters(nLoops - 1,
-                                         utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
   SmallVector<AffineMap> maps = {AffineMap::get(nLoops, 0, xe, ctx),
                                  AffineMap::get(nLoops, 0, ye, ctx),
                                  AffineMap::get(nLoops, 0, oe, ctx)};
+  // Without size-1 broadcasts (constant indices) it is a linalg.contract,
+  // which becomes sgemm calls after bufferization (convert-linalg-to-blas).
+  if (llvm::all_of(maps,
+                   [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return linalg::ContractOp::create(b, loc, TypeRange{type}, ValueRange{x, y},
+                                      ValueRange{init},
+                                      b.getAffineMapArrayAttr(maps))
+        .getResult(0);
+  SmallVector<utils::IteratorType> iters(nLoops - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{x, y}, ValueRange{init}, maps,
              iters,

@@ -1,7 +1,7 @@
 //===- NNNormGradLowering.cpp - gather and layer-norm gradients to linalg -===//
 //
-// nn.gather_grad (scatter-add as a linalg.generic that reduces over the
-// indices) and nn.layer_norm_grad.
+// nn.gather_grad (scatter-add: scf.for loops over the indices adding
+// slices in place) and nn.layer_norm_grad.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -28,61 +29,89 @@ static Value addF(OpBuilder &b, Location l, Value x, Value y) {
 
 Results GatherGradOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
-  MLIRContext *ctx = b.getContext();
   RankedTensorType type = getType();
   Value dy = getGrad(), indices = getIndices();
+  auto dyType = typeOf(dy);
   int64_t rank = type.getRank();
   int64_t idxRank = typeOf(indices).getRank();
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0)
     axis += rank;
   int64_t axisSize = static_cast<int64_t>(getAxisSize());
-  // Loops: the result's dims (parallel), then the indices' dims (reduced):
-  // dd[i, a, k] = sum_j (indices[j] == a) ? dy[i, j, k] : 0.
+  // A scatter-add, one slice per index: for each position j of `indices`,
+  // dd[pre..., indices[j], post...] += dy[pre..., j..., post...], as loops
+  // over the indices carrying the result (bufferized in place). Each slice
+  // is a strided view of the result's row, so the work is that of reading
+  // `dy` once (a reduction over the indices per result element would cost
+  // axis_size times more).
+  auto dyDim = [&](int64_t i) { return i < axis ? i : i - 1 + idxRank; };
   SmallVector<Value> dyn;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
-      dyn.push_back(
-          tensor::DimOp::create(b, loc, dy, i < axis ? i : i - 1 + idxRank));
+      dyn.push_back(tensor::DimOp::create(b, loc, dy, dyDim(i)));
   Value empty =
       tensor::EmptyOp::create(b, loc, type.getShape(), b.getF32Type(), dyn);
   Value init = linalg::FillOp::create(b, loc, f32Const(b, loc, 0.0f), empty)
                    .getResult(0);
-  SmallVector<AffineExpr> dyExprs, idxExprs, outExprs;
-  for (int64_t i = 0; i < rank; ++i) {
-    outExprs.push_back(b.getAffineDimExpr(i));
-    if (i == axis)
-      for (int64_t j = 0; j < idxRank; ++j)
-        dyExprs.push_back(b.getAffineDimExpr(rank + j));
-    else
-      dyExprs.push_back(b.getAffineDimExpr(i));
-  }
+  // The slice: the result's dims but the axis, sized as in `dy`.
+  SmallVector<int64_t> sliceShape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      sliceShape.push_back(dyType.getDimSize(dyDim(i)));
+  auto sliceType = RankedTensorType::get(sliceShape, b.getF32Type());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lbs(idxRank, zero), steps(idxRank, one), ubs;
   for (int64_t j = 0; j < idxRank; ++j)
-    idxExprs.push_back(b.getAffineDimExpr(rank + j));
-  int64_t numLoops = rank + idxRank;
-  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, dyExprs, ctx),
-                                 AffineMap::get(numLoops, 0, idxExprs, ctx),
-                                 AffineMap::get(numLoops, 0, outExprs, ctx)};
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  iters.append(idxRank, utils::IteratorType::reduction);
-  Value out =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{type}, ValueRange{dy, indices}, ValueRange{init},
-          maps, iters,
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            // Negative indices count from the end (the forward asserts the
-            // range).
-            Value wrapped = wrapNegativeIndex(nb, l, a[1], axisSize);
-            Value at = arith::IndexCastOp::create(
-                nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
-            Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                              wrapped, at);
-            Value v = arith::SelectOp::create(nb, l, hit, a[0],
-                                              f32Const(nb, l, 0.0f));
-            linalg::YieldOp::create(nb, l, ValueRange{addF(nb, l, a[2], v)});
-          })
-          .getResult(0);
-  return SmallVector<Value>{out};
+    ubs.push_back(tensor::DimOp::create(b, loc, indices, j));
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{init},
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange acc) -> scf::ValueVector {
+        // Negative indices count from the end (the forward asserts the
+        // range).
+        Value index = tensor::ExtractOp::create(nb, l, indices, ivs);
+        Value row = arith::IndexCastOp::create(
+            nb, l, nb.getIndexType(),
+            wrapNegativeIndex(nb, l, index, axisSize));
+        SmallVector<OpFoldResult> dyOffsets, dySizes, outOffsets, outSizes;
+        for (int64_t i = 0; i < dyType.getRank(); ++i) {
+          bool isIndex = i >= axis && i < axis + idxRank;
+          dyOffsets.push_back(isIndex ? OpFoldResult(ivs[i - axis])
+                                      : OpFoldResult(nb.getIndexAttr(0)));
+          dySizes.push_back(isIndex ? OpFoldResult(nb.getIndexAttr(1))
+                                    : tensor::getMixedSize(nb, l, dy, i));
+        }
+        for (int64_t i = 0; i < rank; ++i) {
+          outOffsets.push_back(i == axis ? OpFoldResult(row)
+                                         : OpFoldResult(nb.getIndexAttr(0)));
+          outSizes.push_back(i == axis
+                                 ? OpFoldResult(nb.getIndexAttr(1))
+                                 : tensor::getMixedSize(nb, l, dy, dyDim(i)));
+        }
+        SmallVector<OpFoldResult> dyStrides(dyType.getRank(),
+                                            nb.getIndexAttr(1)),
+            outStrides(rank, nb.getIndexAttr(1));
+        Value part = tensor::ExtractSliceOp::create(
+            nb, l, sliceType, dy, dyOffsets, dySizes, dyStrides);
+        Value dest = tensor::ExtractSliceOp::create(
+            nb, l, sliceType, acc[0], outOffsets, outSizes, outStrides);
+        // dest += part, reading dest only as the output (in place).
+        AffineMap id = nb.getMultiDimIdentityMap(sliceType.getRank());
+        Value sum = linalg::GenericOp::create(
+                        nb, l, TypeRange{sliceType}, ValueRange{part},
+                        ValueRange{dest}, ArrayRef<AffineMap>{id, id},
+                        SmallVector<utils::IteratorType>(
+                            sliceType.getRank(), utils::IteratorType::parallel),
+                        [](OpBuilder &eb, Location el, ValueRange a) {
+                          linalg::YieldOp::create(
+                              eb, el, ValueRange{addF(eb, el, a[1], a[0])});
+                        })
+                        .getResult(0);
+        return {tensor::InsertSliceOp::create(nb, l, sum, acc[0], outOffsets,
+                                              outSizes, outStrides)};
+      });
+  return SmallVector<Value>{nest.results[0]};
 }
 
 Results LayerNormGradOp::lowerToLinalg(OpBuilder &b) {

@@ -205,6 +205,7 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::cf::ControlFlowDialect"];
 }
 
@@ -224,15 +225,38 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
-def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
-  let summary = "Replace f32 linalg.matmul on memrefs by sgemm calls";
+def FuseElementwise : Pass<"autodist-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise linalg ops, leaving contractions intact";
   let description = [{
-    After bufferization, every f32 `linalg.matmul` (transposes in its
-    indexing maps included) becomes a call to the runtime's
-    `autodist_rt_sgemm` (OpenBLAS) computing `C += op(A) * op(B)`.
+    The patterns of upstream `-linalg-fuse-elementwise-ops` (elementwise
+    producer/consumer fusion, reshape propagation by expansion, fill and
+    constant folding), except through a contraction: a `linalg.contract` or
+    `linalg.matmul` keeps its operands and reshapes, so that
+    `convert-linalg-to-blas` maps it onto sgemm calls. Example: an im2col
+    `tensor.collapse_shape` feeding a `linalg.contract` stays, where the
+    upstream pass would expand the contraction into a 6-D `linalg.generic`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
+  let summary = "Replace f32 linalg contractions on memrefs by sgemm calls";
+  let description = [{
+    After bufferization, every f32 linalg contraction whose indexing maps
+    are projected permutations (`linalg.matmul` with or without transposes,
+    `linalg.contract` in batched, broadcast or batch-reduce form) becomes
+    calls to the runtime's `autodist_rt_sgemm` (OpenBLAS) computing
+    `C += op(A) * op(B)`: one (m, n, k) triple of its dims (those read
+    innermost) forms the GEMM, every other dim an `scf.for` loop around the
+    call on 2-D subviews. Example: `[B, M, K] x [K, N] -> [B, M, N]` is a
+    loop over `B` of `M x K x N` GEMMs; a reduced batch dim (weight
+    gradients) accumulates into the same `C`.
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];
 }
 

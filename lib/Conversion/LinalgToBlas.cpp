@@ -1,7 +1,10 @@
-//===- LinalgToBlas.cpp - f32 linalg.matmul on memrefs to sgemm -----------===//
+//===- LinalgToBlas.cpp - f32 contractions on memrefs to sgemm calls ------===//
 //
 // Contractions go to a tuned library (docs/abi.md: autodist_rt_sgemm, backed
-// by OpenBLAS). Transposes are read off the matmul's indexing maps.
+// by OpenBLAS). Any linalg contraction (linalg.matmul, linalg.contract,
+// batched or broadcast forms) is split into one GEMM over an (m, n, k) triple
+// of its dims and loops over all other dims; transposes are read off the
+// indexing maps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace autodist {
@@ -25,19 +29,6 @@ using namespace autodist;
 namespace {
 
 constexpr StringLiteral kSgemmFn = "autodist_rt_sgemm";
-
-/// Whether `map` reads a matrix as (x, y) (false) or transposed (true), for
-/// the iteration dims (m, n, k); nullopt for any other access.
-std::optional<bool> transposed(AffineMap map, unsigned row, unsigned col) {
-  if (map.getNumResults() != 2 || !map.isProjectedPermutation())
-    return std::nullopt;
-  unsigned r = map.getDimPosition(0), c = map.getDimPosition(1);
-  if (r == row && c == col)
-    return false;
-  if (r == col && c == row)
-    return true;
-  return std::nullopt;
-}
 
 /// A rank-2 f32 memref of fully dynamic shape and strides.
 MemRefType stridedMatrixType(MLIRContext *ctx) {
@@ -61,31 +52,124 @@ func::FuncOp declareSgemm(ModuleOp module) {
   return f;
 }
 
-/// Rewrites `op` to `C = op(A) op(B) + C` through sgemm; leaves matmuls it
-/// cannot map (other element types, broadcasts, casts) to the loop lowering.
-void rewriteMatmul(ModuleOp module, linalg::MatmulOp op) {
-  if (!op.hasPureBufferSemantics())
-    return;
+/// Position of loop dim `dim` among the results of `map`, or -1.
+int64_t positionIn(AffineMap map, unsigned dim) {
+  std::optional<unsigned> pos =
+      map.getResultPosition(getAffineDimExpr(dim, map.getContext()));
+  return pos ? static_cast<int64_t>(*pos) : -1;
+}
+
+/// Of the loop dims `candidates`, the one read innermost through `map`
+/// (so that the GEMM's operands keep unit inner strides where the layout
+/// is row-major); nullopt if there is none.
+std::optional<unsigned> innermost(ArrayRef<unsigned> candidates,
+                                  AffineMap map) {
+  std::optional<unsigned> best;
+  for (unsigned d : candidates)
+    if (!best || positionIn(map, d) > positionIn(map, *best))
+      best = d;
+  return best;
+}
+
+/// The GEMM of one contraction: C's row and column dims, the reduced dim,
+/// and which input supplies the rows.
+struct GemmDims {
+  unsigned row, col, k;
+  unsigned rowOperand; // 0 (A) or 1 (B); the other supplies the columns
+};
+
+/// Picks the GEMM dims of a contraction with f32 memref operands and
+/// projected-permutation maps; nullopt if it has no m, n or k dim.
+std::optional<GemmDims> pickGemmDims(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.getElementType().isF32() || t.getRank() != 2)
-      return;
+    if (!t || !t.getElementType().isF32())
+      return std::nullopt;
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // Iteration dims: d0 = m, d1 = n, d2 = k.
-  std::optional<bool> tA = transposed(maps[0], 0, 2);
-  std::optional<bool> tB = transposed(maps[1], 2, 1);
-  std::optional<bool> tC = transposed(maps[2], 0, 1);
-  if (!tA || !tB || !tC || *tC)
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  std::optional<unsigned> m = innermost(dims->m, maps[2]);
+  std::optional<unsigned> n = innermost(dims->n, maps[2]);
+  std::optional<unsigned> k = innermost(dims->k, maps[0]);
+  if (!m || !n || !k)
+    return std::nullopt;
+  // C's rows are whichever of m and n it lists first.
+  if (positionIn(maps[2], *m) < positionIn(maps[2], *n))
+    return GemmDims{*m, *n, *k, 0};
+  return GemmDims{*n, *m, *k, 1};
+}
+
+/// The 2-D view of `operand` (read through `map`) at the loop indices
+/// `ivs` (null for the GEMM's dims), cast to the runtime's matrix type.
+Value matrixView(OpBuilder &b, Location loc, Value operand, AffineMap map,
+                 ArrayRef<Value> ivs) {
+  auto type = cast<MemRefType>(operand.getType());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    Value iv = ivs[map.getDimPosition(i)];
+    strides.push_back(b.getIndexAttr(1));
+    if (iv) {
+      offsets.push_back(iv);
+      sizes.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(memref::getMixedSize(b, loc, operand, i));
+    shape.push_back(type.getDimSize(i));
+  }
+  Value view = operand;
+  if (static_cast<int64_t>(shape.size()) != type.getRank()) {
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        shape, type, offsets, sizes, strides);
+    view = memref::SubViewOp::create(b, loc, viewType, operand, offsets, sizes,
+                                     strides);
+  }
+  return memref::CastOp::create(b, loc, stridedMatrixType(b.getContext()),
+                                view);
+}
+
+/// Rewrites contraction `op` to `C += op(X) op(Y)` sgemm calls, one per
+/// point of its non-GEMM dims (scf.for loops); leaves contractions it
+/// cannot map (other element types, constant indices) to the loop lowering.
+void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
+  std::optional<GemmDims> g = pickGemmDims(op);
+  if (!g)
     return;
   IRRewriter b(op);
   Location loc = op.getLoc();
-  MemRefType m = stridedMatrixType(b.getContext());
-  SmallVector<Value> args;
-  for (Value v : op->getOperands())
-    args.push_back(memref::CastOp::create(b, loc, m, v));
-  args.push_back(arith::ConstantIntOp::create(b, loc, *tA ? 1 : 0, 32));
-  args.push_back(arith::ConstantIntOp::create(b, loc, *tB ? 1 : 0, 32));
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+  SmallVector<Value> ivs(ranges.size());
+  // One loop per dim that is not the GEMM's, outermost first.
+  for (unsigned d = 0; d < ranges.size(); ++d) {
+    if (d == g->row || d == g->col || d == g->k)
+      continue;
+    Value lb = getValueOrCreateConstantIndexOp(b, loc, ranges[d].offset);
+    Value ub = getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
+    Value step = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(b, loc, lb, ub, step);
+    ivs[d] = loop.getInductionVar();
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  unsigned xi = g->rowOperand, yi = 1 - g->rowOperand;
+  Value x = matrixView(b, loc, op->getOperand(xi), maps[xi], ivs);
+  Value y = matrixView(b, loc, op->getOperand(yi), maps[yi], ivs);
+  Value c = matrixView(b, loc, op->getOperand(2), maps[2], ivs);
+  // X is read as [row, k] unless it lists k first; Y as [k, col].
+  bool tX = positionIn(maps[xi], g->k) < positionIn(maps[xi], g->row);
+  bool tY = positionIn(maps[yi], g->col) < positionIn(maps[yi], g->k);
+  SmallVector<Value> args = {x, y, c};
+  args.push_back(arith::ConstantIntOp::create(b, loc, tX ? 1 : 0, 32));
+  args.push_back(arith::ConstantIntOp::create(b, loc, tY ? 1 : 0, 32));
   args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
   args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
   func::CallOp::create(b, loc, declareSgemm(module), args);
@@ -96,10 +180,13 @@ struct ConvertLinalgToBlasPass
     : public autodist::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::MatmulOp> ops;
-    module.walk([&](linalg::MatmulOp op) { ops.push_back(op); });
-    for (linalg::MatmulOp op : ops)
-      rewriteMatmul(module, op);
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops)
+      rewriteContraction(module, op);
   }
 };
 

@@ -72,7 +72,7 @@ std::string loweringPipeline() {
          "convert-nn-to-linalg,"
          "convert-dist-to-runtime,"
          "canonicalize,cse,"
-         "linalg-fuse-elementwise-ops,"
+         "autodist-fuse-elementwise,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{modify-public-functions},"

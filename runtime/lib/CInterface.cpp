@@ -9,12 +9,14 @@
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Trace.h"
 #include "autodist/runtime/Traffic.h"
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace autodist::rt;
@@ -25,13 +27,36 @@ namespace {
   std::fprintf(stderr, "error: internal: %s\n", what);
   comm::abort(1);
 }
+
+/// Records the enclosing runtime call as a trace event when tracing is on;
+/// `args` (a JSON object body) is only built then.
+template <typename ArgsFn> class TraceCall {
+public:
+  TraceCall(const char *name, const char *category, ArgsFn args)
+      : name_(name), category_(category), args_(std::move(args)),
+        begin_(trace::enabled() ? trace::now() : 0) {}
+  ~TraceCall() {
+    if (trace::enabled())
+      trace::call(name_, category_, begin_, args_());
+  }
+
+private:
+  const char *name_, *category_;
+  ArgsFn args_;
+  double begin_;
+};
 } // namespace
 
 namespace {
 /// Runs `fn(data, n)` on the elements of `buf` as one contiguous array
-/// (a packed copy for a strided view), counted as one collective.
-template <typename Fn> void onContiguous(StridedMemref<float, 1> *buf, Fn fn) {
-  traffic::record(buf->sizes[0] * static_cast<int64_t>(sizeof(float)));
+/// (a packed copy for a strided view), counted as one collective and traced
+/// as `name`.
+template <typename Fn>
+void onContiguous(const char *name, StridedMemref<float, 1> *buf, Fn fn) {
+  int64_t bytes = buf->sizes[0] * static_cast<int64_t>(sizeof(float));
+  traffic::record(bytes);
+  TraceCall traced(name, "comm",
+                   [&] { return "\"bytes\": " + std::to_string(bytes); });
   float *data = buf->aligned + buf->offset;
   int64_t n = buf->sizes[0], stride = buf->strides[0];
   if (stride == 1 || n <= 1) {
@@ -66,7 +91,7 @@ extern "C" void
 _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
                                        int32_t op) {
   ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_f32");
-  onContiguous(buf,
+  onContiguous("allreduce", buf,
                [&](float *data, int64_t n) { comm::allreduce(data, n, kind); });
 }
 
@@ -75,7 +100,7 @@ _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
                                     int32_t device, int32_t localReplication) {
   ReduceOp kind = reduceOp(op, "autodist_rt_reduce_f32");
   int root = rootRank(device, "autodist_rt_reduce_f32");
-  onContiguous(buf, [&](float *data, int64_t n) {
+  onContiguous("reduce", buf, [&](float *data, int64_t n) {
     if (localReplication)
       comm::reduceViaNodes(data, n, kind, root, placement());
     else
@@ -86,7 +111,7 @@ _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
 extern "C" void _mlir_ciface_autodist_rt_broadcast_f32(
     StridedMemref<float, 1> *buf, int32_t device, int32_t localReplication) {
   int root = rootRank(device, "autodist_rt_broadcast_f32");
-  onContiguous(buf, [&](float *data, int64_t n) {
+  onContiguous("broadcast", buf, [&](float *data, int64_t n) {
     int64_t bytes = n * static_cast<int64_t>(sizeof(float));
     if (localReplication)
       comm::broadcastViaNodes(data, bytes, root, placement());
@@ -100,6 +125,11 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
                                                StridedMemref<float, 2> *c,
                                                int32_t transA, int32_t transB,
                                                float alpha, float beta) {
+  TraceCall traced("sgemm", "blas", [&] {
+    return "\"m\": " + std::to_string(c->sizes[0]) +
+           ", \"n\": " + std::to_string(c->sizes[1]) +
+           ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
+  });
   try {
     sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
   } catch (const std::exception &e) {

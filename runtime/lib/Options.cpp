@@ -67,7 +67,8 @@ Options parseOptions(int argc, char **argv) {
                                         "--eval",       "--predict",
                                         "--checkpoint", "--checkpoint-every",
                                         "--resume",     "--inputs",
-                                        "--outputs",    "--seed"};
+                                        "--outputs",    "--seed",
+                                        "--trace"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -113,6 +114,7 @@ Options parseOptions(int argc, char **argv) {
                           : flag == "--checkpoint" ? &o.checkpoint
                           : flag == "--inputs"     ? &o.inputs
                           : flag == "--outputs"    ? &o.outputs
+                          : flag == "--trace"      ? &o.trace
                                                    : &o.predict;
       *dest = value;
     }
@@ -198,6 +200,10 @@ std::string helpText(const char *program) {
          "  --log=FILE.jsonl    per-step metrics of this run, one JSON object\n"
          "                      per line: step, loss, samples_per_s, lr, "
          "time_s\n"
+         "  --trace=FILE.json   Chrome/Perfetto trace of the training steps,\n"
+         "                      one file per rank (FILE.rank<R>.json):\n"
+         "                      steps, compiled code, sgemm calls, "
+         "collectives\n"
          "  --save=FILE.onnx    write the model with the trained parameters\n"
          "  --eval=FILE.npz     after training, run inference on FILE.npz in\n"
          "                      chunks of B and print the accuracy if it has\n"

@@ -14,6 +14,7 @@
 #include "autodist/runtime/Options.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Trace.h"
 #include "autodist/runtime/Traffic.h"
 
 #include <algorithm>
@@ -117,6 +118,9 @@ public:
       shareCheckpoint();
     if (int code = collectively([&] { openOutputs(); }))
       return code;
+    // The ranks have just left the same collective: a common time origin.
+    if (!opts_.trace.empty())
+      trace::start(opts_.trace, rank_);
     if (int code = train())
       return code;
     return collectively([&] { finish(); });
@@ -227,6 +231,8 @@ void Trainer::setup() {
     plan_.emplace(trainSet_->numSamples(), opts_.batchSize, size_);
   }
 
+  if (!opts_.trace.empty()) // every rank writes its own
+    checkWritable(trace::rankPath(opts_.trace, rank_));
   if (rank_ != 0)
     return; // outputs and evaluation are rank 0's
   if (!opts_.eval.empty()) {
@@ -488,7 +494,9 @@ int Trainer::train() {
       args.add(p);
     for (Tensor &s : nextState_)
       args.add(s);
+    trace::beginStep();
     model_.trainStep(args.get());
+    trace::endStep(step + 1, *loss.data<float>());
     traffic::Counts sent = traffic::take();
     std::swap(params_, nextParams_);
     std::swap(state_, nextState_);
@@ -540,6 +548,7 @@ int Trainer::train() {
 }
 
 void Trainer::finish() {
+  trace::finish(); // every rank
   if (rank_ != 0)
     return;
   if (log_) {

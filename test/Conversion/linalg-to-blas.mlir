@@ -41,3 +41,91 @@ func.func @other_types(%a: memref<4x8xf64>, %b: memref<8x3xf64>, %c: memref<4x3x
   %0 = linalg.matmul ins(%t, %u : tensor<4x8xf32>, tensor<8x3xf32>) outs(%v : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+// Batched: the batch dim becomes a loop around one sgemm on 2-D subviews.
+// CHECK-LABEL: func @batched
+// CHECK-SAME: (%[[A:.*]]: memref<5x4x8xf32>, %[[B:.*]]: memref<5x8x3xf32>, %[[C:.*]]: memref<5x4x3xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: scf.for %[[I:.*]] = %[[C0]] to %[[C5]] step %[[C1]] {
+// CHECK: %[[SA:.*]] = memref.subview %[[A]][%[[I]], 0, 0] [1, 4, 8] [1, 1, 1] : memref<5x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+// CHECK: %[[CA:.*]] = memref.cast %[[SA]]
+// CHECK: %[[SB:.*]] = memref.subview %[[B]][%[[I]], 0, 0] [1, 8, 3] [1, 1, 1]
+// CHECK: %[[SC:.*]] = memref.subview %[[C]][%[[I]], 0, 0] [1, 4, 3] [1, 1, 1]
+// CHECK: %[[TA:.*]] = arith.constant 0 : i32
+// CHECK: %[[TB:.*]] = arith.constant 0 : i32
+// CHECK: call @autodist_rt_sgemm(%[[CA]], %{{.*}}, %{{.*}}, %[[TA]], %[[TB]],
+// CHECK-NOT: linalg.
+func.func @batched(%a: memref<5x4x8xf32>, %b: memref<5x8x3xf32>, %c: memref<5x4x3xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<5x4x8xf32>, memref<5x8x3xf32>) outs(%c : memref<5x4x3xf32>)
+  return
+}
+
+// -----
+
+// A contraction with a transposed, broadcast operand (im2col convolution:
+// [M, K] x [N, K, P] -> [N, M, P]) loops over N and reads the weight whole.
+// CHECK-LABEL: func @broadcast
+// CHECK-SAME: (%[[W:.*]]: memref<6x25xf32>, %[[X:.*]]: memref<?x25x100xf32>, %[[Y:.*]]: memref<?x6x100xf32>)
+// CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x25x100xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step
+// CHECK: %[[CW:.*]] = memref.cast %[[W]]
+// CHECK: memref.subview %[[X]][%[[I]], 0, 0] [1, 25, 100] [1, 1, 1]
+// CHECK: memref.subview %[[Y]][%[[I]], 0, 0] [1, 6, 100] [1, 1, 1]
+// CHECK: call @autodist_rt_sgemm(%[[CW]],
+func.func @broadcast(%w: memref<6x25xf32>, %x: memref<?x25x100xf32>, %y: memref<?x6x100xf32>) {
+  linalg.contract indexing_maps = [affine_map<(n, m, p, k) -> (m, k)>, affine_map<(n, m, p, k) -> (n, k, p)>, affine_map<(n, m, p, k) -> (n, m, p)>]
+      ins(%w, %x : memref<6x25xf32>, memref<?x25x100xf32>) outs(%y : memref<?x6x100xf32>)
+  return
+}
+
+// -----
+
+// A reduced batch dim (weight gradient dw = sum_n dy[n] col[n]^T) loops
+// over n, every sgemm accumulating into the whole of C; B is read
+// transposed.
+// CHECK-LABEL: func @batch_reduce
+// CHECK-SAME: (%[[DY:.*]]: memref<?x6x100xf32>, %[[COL:.*]]: memref<?x25x100xf32>, %[[DW:.*]]: memref<6x25xf32>)
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: memref.subview %[[DY]][%[[I]], 0, 0] [1, 6, 100] [1, 1, 1]
+// CHECK: memref.subview %[[COL]][%[[I]], 0, 0] [1, 25, 100] [1, 1, 1]
+// CHECK: %[[CDW:.*]] = memref.cast %[[DW]]
+// CHECK: %[[TA:.*]] = arith.constant 0 : i32
+// CHECK: %[[TB:.*]] = arith.constant 1 : i32
+// CHECK: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %[[CDW]], %[[TA]], %[[TB]],
+func.func @batch_reduce(%dy: memref<?x6x100xf32>, %col: memref<?x25x100xf32>, %dw: memref<6x25xf32>) {
+  linalg.contract indexing_maps = [affine_map<(m, q, n, p) -> (n, m, p)>, affine_map<(m, q, n, p) -> (n, q, p)>, affine_map<(m, q, n, p) -> (m, q)>]
+      ins(%dy, %col : memref<?x6x100xf32>, memref<?x25x100xf32>) outs(%dw : memref<6x25xf32>)
+  return
+}
+
+// -----
+
+// C transposed ([n, m]): computed as C^T = B^T A^T, so B supplies C's rows.
+// CHECK-LABEL: func @transposed_result
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8x3xf32>, %[[C:.*]]: memref<3x4xf32>)
+// CHECK: %[[CB:.*]] = memref.cast %[[B]]
+// CHECK: %[[CA:.*]] = memref.cast %[[A]]
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: %[[TX:.*]] = arith.constant 1 : i32
+// CHECK: %[[TY:.*]] = arith.constant 1 : i32
+// CHECK: call @autodist_rt_sgemm(%[[CB]], %[[CA]], %[[CC]], %[[TX]], %[[TY]],
+func.func @transposed_result(%a: memref<4x8xf32>, %b: memref<8x3xf32>, %c: memref<3x4xf32>) {
+  linalg.contract indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>]
+      ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// A matrix-vector product has no n dim: left for the loop lowering.
+// CHECK-LABEL: func @matvec
+// CHECK: linalg.matvec
+// CHECK-NOT: call
+func.func @matvec(%a: memref<4x8xf32>, %x: memref<8xf32>, %y: memref<4xf32>) {
+  linalg.matvec ins(%a, %x : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4xf32>)
+  return
+}

@@ -1,6 +1,7 @@
 // numpy-style nn.matmul: 2-D stays linalg.matmul (mapped to BLAS later),
 // N-D x 2-D collapses the batch dims into M for one linalg.matmul, other
-// shapes become one linalg.generic contraction.
+// shapes become one linalg.contract (a linalg.generic contraction when an
+// operand broadcasts a size-1 batch dim).
 // RUN: autodist-opt %s -split-input-file --convert-nn-to-linalg | FileCheck %s
 
 // CHECK-LABEL: func @matmul_2d
@@ -49,8 +50,24 @@ func.func @matmul_broadcast(%a: tensor<?x3x4xf32>, %b: tensor<1x4x2xf32>) -> ten
 // CHECK-DAG: #[[MA:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 // CHECK-DAG: #[[MO:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func @vector_matmul
-// CHECK: linalg.generic {indexing_maps = [#[[MV]], #[[MA]], #[[MO]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: linalg.contract indexing_maps = [#[[MV]], #[[MA]], #[[MO]]]
 func.func @vector_matmul(%v: tensor<3xf32>, %a: tensor<?x3x4xf32>) -> tensor<?x4xf32> {
   %0 = nn.matmul %v, %a : (tensor<3xf32>, tensor<?x3x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Batched on both sides (attention scores): a linalg.contract over
+// (b, h, m, n, k).
+// CHECK-DAG: #[[MA:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[MB:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG: #[[MC:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @matmul_batched
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x2x8x8xf32>)
+// CHECK: linalg.contract indexing_maps = [#[[MA]], #[[MB]], #[[MC]]] ins(%{{.*}}, %{{.*}} : tensor<?x2x8x16xf32>, tensor<?x2x16x8xf32>) outs(%[[Z]] : tensor<?x2x8x8xf32>)
+// CHECK-NOT: linalg.generic
+func.func @matmul_batched(%q: tensor<?x2x8x16xf32>, %k: tensor<?x2x16x8xf32>) -> tensor<?x2x8x8xf32> {
+  %0 = nn.matmul %q, %k : (tensor<?x2x8x16xf32>, tensor<?x2x16x8xf32>) -> tensor<?x2x8x8xf32>
+  return %0 : tensor<?x2x8x8xf32>
 }

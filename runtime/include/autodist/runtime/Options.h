@@ -17,6 +17,7 @@ struct Options {
   std::optional<double> lr;
   std::optional<uint64_t> seed; // --seed: dropout's generator
   std::string log, save, eval, predict;
+  std::string trace;           // --trace: Chrome trace, one file per rank
   std::string checkpoint;      // --checkpoint: directory, empty = none
   int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
   bool resume = false;         // --resume: continue from --checkpoint

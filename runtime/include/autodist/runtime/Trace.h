@@ -1,0 +1,53 @@
+//===- Trace.h - Chrome/Perfetto trace of the training loop -----*- C++ -*-===//
+//
+// With `--trace=FILE.json` every rank records complete ("X") events of the
+// Chrome trace event format and writes them at the end of training to
+// FILE with `.rank<R>` before the extension (trace.rank0.json, ...):
+//   train_step  each step (args: step, loss),
+//   compute     compiled code between runtime calls inside a step,
+//   sgemm       each BLAS call (args: m, n, k),
+//   allreduce   each collective (args: bytes), including the time spent
+//               waiting for the slowest rank.
+// Timestamps are microseconds since a point all ranks pass together (a
+// collective), so the files of one machine line up when loaded together.
+// Off (the default), each hook costs one branch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTODIST_RUNTIME_TRACE_H
+#define AUTODIST_RUNTIME_TRACE_H
+
+#include <cstdint>
+#include <string>
+
+namespace autodist::rt::trace {
+
+/// Whether events are being recorded.
+bool enabled();
+
+/// Starts recording for `rank` into `path` (with the rank inserted; see
+/// the file comment); the time origin is now.
+void start(const std::string &path, int rank);
+
+/// The file rank `rank` writes for `--trace=path`.
+std::string rankPath(const std::string &path, int rank);
+
+/// Microseconds since the origin.
+double now();
+
+/// Brackets a train step: `beginStep` opens it; `endStep` closes it, with
+/// the compiled code since the last runtime call as a compute event.
+void beginStep();
+void endStep(int64_t step, double loss);
+
+/// Records a runtime call that ran from `begin` until now (`now()` values),
+/// preceded by the compiled code since the previous call. `args` is a JSON
+/// object body, e.g. `"bytes": 64`.
+void call(const char *name, const char *category, double begin,
+          const std::string &args);
+
+/// Writes the recorded events; throws Error if the file cannot be written.
+void finish();
+
+} // namespace autodist::rt::trace
+
+#endif // AUTODIST_RUNTIME_TRACE_H

@@ -1,0 +1,138 @@
+//===- Trace.cpp - Chrome/Perfetto trace of the training loop -------------===//
+
+#include "autodist/runtime/Trace.h"
+#include "autodist/runtime/AtomicFile.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace autodist::rt::trace {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+/// One complete event: [ts, ts + dur) microseconds.
+struct Event {
+  const char *name, *category;
+  double ts, dur;
+  std::string args; // JSON object body
+};
+
+struct State {
+  bool on = false;
+  int rank = 0;
+  std::string path;
+  Clock::time_point origin;
+  double stepBegin = 0; // current step's start
+  double lastEnd = 0;   // end of the step start or of the last runtime call
+  std::vector<Event> events;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+/// The compiled code from the last runtime call (or the step's start) to
+/// `until`, if any time passed.
+void computeUntil(double until) {
+  State &s = state();
+  if (until > s.lastEnd)
+    s.events.push_back(
+        {"compute", "compute", s.lastEnd, until - s.lastEnd, ""});
+}
+
+/// `v` printed with `format` (JSON has no NaN/Infinity: null).
+std::string number(double v, const char *format = "%.3f") {
+  if (v != v || v - v != 0)
+    return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+} // namespace
+
+bool enabled() { return state().on; }
+
+std::string rankPath(const std::string &path, int rank) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+      dot == (slash == std::string::npos ? 0 : slash + 1))
+    dot = path.size(); // no extension
+  return path.substr(0, dot) + ".rank" + std::to_string(rank) +
+         path.substr(dot);
+}
+
+void start(const std::string &path, int rank) {
+  State &s = state();
+  s.on = true;
+  s.rank = rank;
+  s.path = rankPath(path, rank);
+  s.origin = Clock::now();
+  s.events.reserve(1 << 14);
+}
+
+double now() {
+  return std::chrono::duration<double, std::micro>(Clock::now() -
+                                                   state().origin)
+      .count();
+}
+
+void beginStep() {
+  State &s = state();
+  if (!s.on)
+    return;
+  s.stepBegin = s.lastEnd = now();
+}
+
+void endStep(int64_t step, double loss) {
+  State &s = state();
+  if (!s.on)
+    return;
+  double end = now();
+  computeUntil(end);
+  std::string args = "\"step\": " + std::to_string(step) +
+                     ", \"loss\": " + number(loss, "%.9g");
+  s.events.push_back(
+      {"train_step", "step", s.stepBegin, end - s.stepBegin, args});
+  s.lastEnd = end;
+}
+
+void call(const char *name, const char *category, double begin,
+          const std::string &args) {
+  State &s = state();
+  if (!s.on)
+    return;
+  double end = now();
+  computeUntil(begin);
+  s.events.push_back({name, category, begin, end - begin, args});
+  s.lastEnd = end;
+}
+
+void finish() {
+  State &s = state();
+  if (!s.on)
+    return;
+  AtomicFileWriter out(s.path);
+  out.write("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+  std::string pid = std::to_string(s.rank);
+  out.write("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
+            ", \"tid\": 0, \"args\": {\"name\": \"rank " + pid + "\"}}");
+  for (const Event &e : s.events) {
+    std::string line =
+        ",\n{\"name\": \"" + std::string(e.name) + "\", \"cat\": \"" +
+        e.category + "\", \"ph\": \"X\", \"pid\": " + pid +
+        ", \"tid\": 0, \"ts\": " + number(e.ts) + ", \"dur\": " + number(e.dur);
+    if (!e.args.empty())
+      line += ", \"args\": {" + e.args + "}";
+    out.write(line + "}");
+  }
+  out.write("\n]}\n");
+  out.commit();
+  s.on = false;
+  s.events.clear();
+}
+
+} // namespace autodist::rt::trace
