@@ -116,7 +116,8 @@ SmallVector<unsigned> BatchNormOp::getStateOperandIndices() { return {3, 4}; }
 static BatchNormTrainOp
 buildBatchNormTrain(OpBuilder &b, Location loc, Value input, Value scale,
                     Value bias, Value mean, Value var, FloatAttr epsilon,
-                    FloatAttr momentum, bool globalBatch) {
+                    FloatAttr momentum, BoolAttr unbiasedRunningVar,
+                    bool globalBatch) {
   SmallVector<Value> stats;
   if (globalBatch) {
     // Two passes over the global batch, as over one rank's: the mean from
@@ -127,7 +128,7 @@ buildBatchNormTrain(OpBuilder &b, Location loc, Value input, Value scale,
     stats = {g[0], sumOverRanks(b, loc, {sq.getResult()})[0], g[1]};
   }
   return BatchNormTrainOp::create(b, loc, input, scale, bias, mean, var, stats,
-                                  epsilon, momentum);
+                                  epsilon, momentum, unbiasedRunningVar);
 }
 
 LogicalResult BatchNormOp::buildTrainingForm(OpBuilder &b,
@@ -136,7 +137,7 @@ LogicalResult BatchNormOp::buildTrainingForm(OpBuilder &b,
                                              bool globalBatch) {
   auto train = buildBatchNormTrain(
       b, getLoc(), getInput(), getScale(), getBias(), getMean(), getVar(),
-      getEpsilonAttr(), getMomentumAttr(), globalBatch);
+      getEpsilonAttr(), getMomentumAttr(), b.getBoolAttr(true), globalBatch);
   results.assign({train.getResult()});
   newStates.assign({train.getNewMean(), train.getNewVar()});
   return success();
@@ -153,9 +154,10 @@ LogicalResult BatchNormTrainOp::buildTrainingForm(
   // same way, so that --sync-batchnorm applies to it too.
   if (!getGlobalStats().empty())
     return emitOpError("already has global statistics");
-  auto train = buildBatchNormTrain(
-      b, getLoc(), getInput(), getScale(), getBias(), getMean(), getVar(),
-      getEpsilonAttr(), getMomentumAttr(), globalBatch);
+  auto train = buildBatchNormTrain(b, getLoc(), getInput(), getScale(),
+                                   getBias(), getMean(), getVar(),
+                                   getEpsilonAttr(), getMomentumAttr(),
+                                   getUnbiasedRunningVarAttr(), globalBatch);
   results.assign(train->result_begin(), train->result_end());
   newStates.assign({train.getNewMean(), train.getNewVar()});
   return success();

@@ -927,11 +927,15 @@ Results BatchNormTrainOp::lowerToLinalg(OpBuilder &b) {
                                return blend(nb, l, a[0], a[1]);
                              });
   Value nm1 = arith::SubFOp::create(b, loc, n, f32Const(b, loc, 1.0f));
+  bool unbiased = getUnbiasedRunningVar();
   Value newVar = perChannel(
       b, loc, {getVar(), var}, [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value unbiased = arith::DivFOp::create(
-            nb, l, arith::MulFOp::create(nb, l, a[1], n), nm1);
-        return blend(nb, l, a[0], unbiased);
+        Value batchVar =
+            unbiased ? arith::DivFOp::create(
+                           nb, l, arith::MulFOp::create(nb, l, a[1], n), nm1)
+                           .getResult()
+                     : a[1];
+        return blend(nb, l, a[0], batchVar);
       });
   return SmallVector<Value>{y, newMean, newVar, mean, var};
 }

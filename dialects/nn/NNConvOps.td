@@ -156,7 +156,9 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
     do: `new_mean = momentum * mean + (1 - momentum) * batch_mean` and
     `new_var = momentum * var + (1 - momentum) * batch_var * n / (n - 1)`
     (`n` the number of values per channel: the running variance is
-    unbiased, as PyTorch's `running_var`). `batch_mean` and `batch_var` are
+    unbiased, as PyTorch's `running_var`; with `unbiased_running_var = false`
+    the batch variance enters as it is, as the ONNX specification's
+    `ReduceVar`). `batch_mean` and `batch_var` are
     what the gradient (`nn.batch_norm_grad`) needs. The importer builds it
     for `training_mode = 1` nodes (models exported in training mode); it
     is its own training form, so the train step writes `new_mean` and
@@ -180,7 +182,8 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
                    NN_F32Tensor:$bias, NN_F32Tensor:$mean,
                    NN_F32Tensor:$var, Variadic<NN_F32Tensor>:$global_stats,
                    DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
-                   DefaultValuedAttr<F32Attr, "0.9">:$momentum);
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum,
+                   DefaultValuedAttr<BoolAttr, "true">:$unbiased_running_var);
   let results = (outs NN_F32Tensor:$result, NN_F32Tensor:$new_mean,
                  NN_F32Tensor:$new_var, NN_F32Tensor:$batch_mean,
                  NN_F32Tensor:$batch_var);

@@ -318,6 +318,8 @@ FailureOr<Value> importBatchNorm(const onnx::NodeProto &node,
     attrs.push_back(b.getNamedAttr("momentum", b.getF32FloatAttr(momentum)));
   if (!training)
     return buildChecked<nn::BatchNormOp>(c, operands, attrs);
+  // ONNX's running variance blends the biased batch variance (ReduceVar).
+  attrs.push_back(b.getNamedAttr("unbiased_running_var", b.getBoolAttr(false)));
   FailureOr<Operation *> op =
       buildCheckedOp<nn::BatchNormTrainOp>(c, operands, attrs, 5);
   if (failed(op))
