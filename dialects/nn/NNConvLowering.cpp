@@ -770,17 +770,20 @@ static Value perChannelCount(OpBuilder &b, Location loc, Value x) {
 }
 
 /// Sums `body(values of ins)` per channel (dim 1) of the NCHW-like `ins`;
-/// per-channel inputs (rank 1) are read at the channel.
+/// per-channel inputs (rank 1) are read at the channel. The sum accumulates
+/// in f64 (as PyTorch's CPU batch norm does): batch statistics over large
+/// batches would otherwise carry f32 rounding of the whole sum.
 static Value
 channelSum(OpBuilder &b, Location loc, ValueRange ins,
            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = typeOf(ins[0]).getRank();
   int64_t c = typeOf(ins[0]).getDimSize(1);
-  auto chType = RankedTensorType::get({c}, b.getF32Type());
-  Value init = filled(
-      b, loc,
-      tensor::EmptyOp::create(b, loc, chType.getShape(), b.getF32Type()), 0.0f);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0));
+  Value acc =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{c}, b.getF64Type());
+  Value init = linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{acc})
+                   .getResult(0);
   // Loop order: channel first (parallel), then the others (reduced).
   SmallVector<AffineExpr> full = {b.getAffineDimExpr(1), b.getAffineDimExpr(0)};
   for (int64_t i = 2; i < rank; ++i)
@@ -791,11 +794,20 @@ channelSum(OpBuilder &b, Location loc, ValueRange ins,
   for (Value v : ins)
     maps.push_back(typeOf(v).getRank() == 1 ? chMap : fullMap);
   maps.push_back(chMap);
-  return generic(b, loc, ins, {init}, maps, loops(1, rank - 1),
+  Value sum = generic(
+      b, loc, ins, {init}, maps, loops(1, rank - 1),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = arith::ExtFOp::create(nb, l, nb.getF64Type(),
+                                        body(nb, l, a.drop_back()));
+        return SmallVector<Value>{arith::AddFOp::create(nb, l, a.back(), v)};
+      })[0];
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  Value out =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{c}, b.getF32Type());
+  return generic(b, loc, {sum}, {out}, {id, id}, loops(1, 0),
                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                   Value v = body(nb, l, a.drop_back());
                    return SmallVector<Value>{
-                       arith::AddFOp::create(nb, l, a.back(), v)};
+                       arith::TruncFOp::create(nb, l, nb.getF32Type(), a[0])};
                  })[0];
 }
 

@@ -61,6 +61,29 @@ std::string parseInputShapes(ArrayRef<std::string> specs,
   return "";
 }
 
+std::string parseBoundInputs(ArrayRef<std::string> specs,
+                             OnnxImportOptions &options) {
+  for (StringRef spec : specs) {
+    auto [name, list] = spec.split('=');
+    if (name.empty() || name == spec)
+      return ("invalid --bind-input '" + spec +
+              "' (expected NAME=V0,V1,..., e.g. axes=0,2)")
+          .str();
+    std::vector<int64_t> values;
+    SmallVector<StringRef> parts; // NAME= binds an empty 1-D input
+    list.split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef p : parts) {
+      int64_t v;
+      if (p.trim().getAsInteger(10, v))
+        return ("invalid value '" + p + "' in --bind-input '" + spec + "'")
+            .str();
+      values.push_back(v);
+    }
+    options.boundInputs[name] = std::move(values);
+  }
+  return "";
+}
+
 namespace {
 
 using detail::IntConstant;
@@ -79,6 +102,8 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult collectInitializers(const onnx::GraphProto &graph);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
+  /// Makes graph input `info` a constant when --bind-input names it.
+  LogicalResult bindInput(const onnx::ValueInfoProto &info);
 
   Location nodeLoc(const onnx::NodeProto &node) {
     std::string name = node.name().empty() ? node.op_type() : node.name();
@@ -791,6 +816,40 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
   return success();
 }
 
+LogicalResult Importer::bindInput(const onnx::ValueInfoProto &info) {
+  auto it = options.boundInputs.find(info.name());
+  if (it == options.boundInputs.end())
+    return success();
+  const std::vector<int64_t> &values = it->second;
+  int elemType = info.type().has_tensor_type()
+                     ? info.type().tensor_type().elem_type()
+                     : onnx::TensorProto::UNDEFINED;
+  if (elemType != onnx::TensorProto::INT64 &&
+      elemType != onnx::TensorProto::BOOL)
+    return emitError(fileLoc) << "--bind-input '" << info.name()
+                              << "': only int64 and bool inputs can be bound";
+  const auto &shape = info.type().tensor_type().shape();
+  IntConstant c;
+  c.values = values;
+  c.isBool = elemType == onnx::TensorProto::BOOL;
+  if (shape.dim_size() > 1)
+    return emitError(fileLoc) << "--bind-input '" << info.name()
+                              << "': only scalar and 1-D inputs can be bound";
+  if (shape.dim_size() == 1) {
+    const auto &d = shape.dim(0);
+    if (d.has_dim_value() && d.dim_value() != (int64_t)values.size())
+      return emitError(fileLoc)
+             << "--bind-input '" << info.name() << "' gives " << values.size()
+             << " values, but the input has " << d.dim_value();
+    c.dims = {(int64_t)values.size()};
+  } else if (values.size() != 1) {
+    return emitError(fileLoc) << "--bind-input '" << info.name() << "' gives "
+                              << values.size() << " values for a scalar input";
+  }
+  intConstants[info.name()] = std::move(c);
+  return success();
+}
+
 FailureOr<RankedTensorType>
 Importer::inputType(const onnx::ValueInfoProto &info) {
   const std::string &name = info.name();
@@ -1223,6 +1282,10 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (floatInits.count(in.name()) || intConstants.count(in.name()))
       continue; // old IR versions list initializers as inputs too
+    if (failed(bindInput(in)))
+      return nullptr;
+    if (intConstants.count(in.name()))
+      continue;
     FailureOr<RankedTensorType> t = inputType(in);
     if (failed(t))
       return nullptr;

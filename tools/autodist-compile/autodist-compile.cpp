@@ -132,6 +132,11 @@ cl::list<std::string> inputShapes(
     cl::desc("Input shape NAME:D0xD1... (a leading symbolic dim left out "
              "stays dynamic: the per-rank batch)"),
     cl::cat(category));
+cl::list<std::string> boundInputs(
+    "bind-input",
+    cl::desc("Bind an int64/bool graph input (shapes, axes) to constant "
+             "values NAME=V0,V1,...; it is no longer an input"),
+    cl::cat(category));
 enum class Emit { Strategy, MLIR, LLVM, Obj, Exe };
 cl::opt<Emit>
     emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
@@ -240,6 +245,8 @@ int main(int argc, char **argv) {
   autodist::OnnxImportOptions importOptions;
   std::string shapeError =
       autodist::parseInputShapes(inputShapes, importOptions);
+  if (shapeError.empty())
+    shapeError = autodist::parseBoundInputs(boundInputs, importOptions);
   if (!shapeError.empty())
     return fail(shapeError);
 

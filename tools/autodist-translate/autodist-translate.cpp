@@ -16,6 +16,11 @@ static llvm::cl::list<std::string> inputShapes(
     llvm::cl::desc("Shape of an input, NAME:D0xD1... (replaces symbolic dims; "
                    "a leading symbolic dim left out stays dynamic)"),
     llvm::cl::value_desc("NAME:D0xD1..."));
+static llvm::cl::list<std::string> boundInputs(
+    "bind-input",
+    llvm::cl::desc("Bind an int64/bool graph input (shapes, axes) to "
+                   "constant values"),
+    llvm::cl::value_desc("NAME=V0,V1,..."));
 
 int main(int argc, char **argv) {
   TranslateToMLIRRegistration importOnnx(
@@ -24,6 +29,8 @@ int main(int argc, char **argv) {
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         autodist::OnnxImportOptions options;
         std::string err = autodist::parseInputShapes(inputShapes, options);
+        if (err.empty())
+          err = autodist::parseBoundInputs(boundInputs, options);
         if (!err.empty()) {
           emitError(UnknownLoc::get(ctx)) << err;
           return nullptr;

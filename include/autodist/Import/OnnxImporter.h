@@ -16,7 +16,16 @@ struct OnnxImportOptions {
   /// input name; they replace symbolic dims. A leading symbolic dim with no
   /// shape given stays dynamic: it is the batch, chosen at run time.
   llvm::StringMap<std::vector<int64_t>> inputShapes;
+  /// Graph inputs bound to constant values (`--bind-input=NAME=V0,V1,...`):
+  /// int64/bool inputs that carry shapes, axes or bounds become constants
+  /// the importer folds, and are no longer inputs of the program.
+  llvm::StringMap<std::vector<int64_t>> boundInputs;
 };
+
+/// Parses `--bind-input` values (`NAME=V0,V1,...`, integers) into
+/// `options`; returns an error message on bad syntax.
+std::string parseBoundInputs(llvm::ArrayRef<std::string> specs,
+                             OnnxImportOptions &options);
 
 /// Parses `--input-shape` values (`NAME:D0xD1...`, comma-separated lists
 /// allowed) into `options`; returns an error message on bad syntax.
