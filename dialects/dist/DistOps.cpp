@@ -12,6 +12,9 @@ LogicalResult AllReduceOp::verify() {
     return emitOpError("needs at least one tensor to reduce");
   if (getGroupAttr().getInt() < 0)
     return emitOpError("group must be >= 0, got ") << getGroupAttr().getInt();
+  if (getCompressor() == Compressor::PowerSGD)
+    return emitOpError("compressor 'powersgd' is not carried out by an "
+                       "all-reduce bucket");
   return success();
 }
 

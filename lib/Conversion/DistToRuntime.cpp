@@ -2,7 +2,8 @@
 //
 // A bucket collective (all-reduce, reduce to a root, broadcast from a root)
 // becomes one contiguous buffer, one in-place call into the runtime
-// (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md)
+// (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md;
+// a compressed all-reduce calls `autodist_rt_allreduce_<compressor>_f32`)
 // and slices back to the operand shapes.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,9 @@ using namespace autodist;
 namespace {
 
 constexpr StringLiteral kAllReduceFn = "autodist_rt_allreduce_f32";
+constexpr StringLiteral kAllReduceFp16Fn = "autodist_rt_allreduce_fp16_f32";
+constexpr StringLiteral kAllReduceFp16EFFn =
+    "autodist_rt_allreduce_fp16_ef_f32";
 constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
 constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
 
@@ -143,10 +147,30 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
   return it - devices.begin();
 }
 
-LogicalResult lower(ModuleOp module, Operation *op) {
+/// A compressed all-reduce calls its compressor's runtime function; an
+/// error-feedback one also passes `efBucket`, its residual's index.
+LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
+                             int64_t &efBuckets) {
+  int64_t kind = static_cast<int64_t>(ar.getKind());
+  switch (ar.getCompressor()) {
+  case dist::Compressor::None:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFn, {kind});
+  case dist::Compressor::FP16:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16Fn, {kind});
+  case dist::Compressor::FP16EF:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn,
+                       {kind, efBuckets++});
+  case dist::Compressor::PowerSGD:
+    break;
+  }
+  return ar.emitOpError("compressor '")
+         << dist::stringifyCompressor(ar.getCompressor())
+         << "' has no runtime lowering";
+}
+
+LogicalResult lower(ModuleOp module, Operation *op, int64_t &efBuckets) {
   if (auto ar = dyn_cast<dist::AllReduceOp>(op))
-    return lowerBucket(module, op, ar.getInputs(), kAllReduceFn,
-                       {static_cast<int64_t>(ar.getKind())});
+    return lowerAllReduce(module, ar, efBuckets);
   if (auto r = dyn_cast<dist::ReduceOp>(op)) {
     FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
     if (failed(root))
@@ -173,8 +197,9 @@ struct ConvertDistToRuntimePass
       if (isa<dist::AllReduceOp, dist::ReduceOp, dist::BroadcastOp>(op))
         ops.push_back(op);
     });
+    int64_t efBuckets = 0;
     for (Operation *op : ops)
-      if (failed(lower(module, op)))
+      if (failed(lower(module, op, efBuckets)))
         return signalPassFailure();
   }
 };

@@ -35,6 +35,10 @@ struct Bucket {
   SmallVector<OpOperand *> uses;
 };
 
+/// A bucket per all-reduce group and compressor: gradients of one group that
+/// ask for different compressors travel in different collectives.
+using BucketKey = std::pair<int64_t, dist::Compressor>;
+
 /// The ONNX name of the parameter `v`, if it is a tagged argument of `func`.
 StringAttr paramName(func::FuncOp func, Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
@@ -43,15 +47,15 @@ StringAttr paramName(func::FuncOp func, Value v) {
   return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param");
 }
 
-/// The all-reduce group of a synchronizer this pass can carry out.
-FailureOr<int64_t> allReduceGroup(Operation *update, StringRef name,
-                                  Attribute sync) {
+/// The bucket of a synchronizer this pass can carry out.
+FailureOr<BucketKey> allReduceGroup(Operation *update, StringRef name,
+                                    Attribute sync) {
   auto ar = cast<dist::AllReduceSynchronizerAttr>(sync);
-  if (ar.getCompressor() != dist::Compressor::None)
+  if (ar.getCompressor() == dist::Compressor::PowerSGD)
     return update->emitOpError("compressor '")
            << dist::stringifyCompressor(ar.getCompressor())
            << "' for parameter '" << name << "' is not supported yet";
-  return ar.getGroup();
+  return BucketKey{ar.getGroup(), ar.getCompressor()};
 }
 
 /// A partitioned gradient: sliced into its shards along the partition axis
@@ -59,16 +63,16 @@ FailureOr<int64_t> allReduceGroup(Operation *update, StringRef name,
 /// their own groups' buckets, so each shard is reduced with its group.
 LogicalResult splitIntoShards(Operation *update, StringRef name,
                               dist::NodeConfigAttr node, OpOperand &use,
-                              std::map<int64_t, Bucket> &buckets) {
+                              std::map<BucketKey, Bucket> &buckets) {
   dist::PartitionAttr p = node.getPartition();
   Value grad = use.get();
   auto type = cast<RankedTensorType>(grad.getType());
   int64_t axis = p.getAxis();
   SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
-  SmallVector<int64_t> groups;
+  SmallVector<BucketKey> groups;
   for (Attribute part : node.getParts()) {
     auto pn = cast<dist::NodeConfigAttr>(part);
-    FailureOr<int64_t> g =
+    FailureOr<BucketKey> g =
         allReduceGroup(update, pn.getVarName(), pn.getSynchronizer());
     if (failed(g))
       return failure();
@@ -103,7 +107,7 @@ LogicalResult splitIntoShards(Operation *update, StringRef name,
 /// Groups every all-reduce gradient of `step` into buckets by its group;
 /// hands parameters on parameter servers to `ps`.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
-                             std::map<int64_t, Bucket> &buckets,
+                             std::map<BucketKey, Bucket> &buckets,
                              ParameterServerSync &ps) {
   WalkResult r = step.walk([&](nn::OptimizerUpdateOpInterface update) {
     StringAttr name = paramName(step, update.getUpdatedParam());
@@ -120,7 +124,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
     if (usesParameterServer(node)) {
       auto allReduceShard = [&](Operation *op, StringRef shard, Attribute sync,
                                 OpOperand &use) -> LogicalResult {
-        FailureOr<int64_t> group = allReduceGroup(op, shard, sync);
+        FailureOr<BucketKey> group = allReduceGroup(op, shard, sync);
         if (failed(group))
           return failure();
         buckets[*group].uses.push_back(&use);
@@ -137,7 +141,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                use->get().getDefiningOp()))
       use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
     if (!node.getPartition()) {
-      FailureOr<int64_t> group =
+      FailureOr<BucketKey> group =
           allReduceGroup(update, name.getValue(), node.getSynchronizer());
       if (failed(group))
         return WalkResult::interrupt();
@@ -153,7 +157,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
 
 /// Replaces the values of `bucket` by their mean over all ranks, with one
 /// dist.all_reduce placed after the last of them is computed.
-void reduceBucket(OpBuilder &b, Block &body, int64_t group,
+void reduceBucket(OpBuilder &b, Block &body, BucketKey key,
                   const Bucket &bucket) {
   SmallVector<Value> values;
   Operation *last = nullptr;
@@ -169,13 +173,25 @@ void reduceBucket(OpBuilder &b, Block &body, int64_t group,
   else
     b.setInsertionPointToStart(&body);
   auto ar = dist::AllReduceOp::create(b, values.front().getLoc(), values,
-                                      dist::ReductionKind::Mean, group);
+                                      dist::ReductionKind::Mean, key.first);
+  if (key.second != dist::Compressor::None)
+    ar.setCompressor(key.second);
   for (auto [use, reduced] : llvm::zip(bucket.uses, ar.getResults())) {
     use->set(reduced);
     Operation *user = use->getOwner();
     if (!isa<func::ReturnOp>(user) && user->isBeforeInBlock(ar))
       user->moveAfter(ar);
   }
+}
+
+/// The bucket the loss joins: the first uncompressed one, else a new
+/// uncompressed one of the first group.
+BucketKey lossBucket(const std::map<BucketKey, Bucket> &buckets) {
+  for (const auto &entry : buckets)
+    if (entry.first.second == dist::Compressor::None)
+      return entry.first;
+  return {buckets.empty() ? 0 : buckets.begin()->first.first,
+          dist::Compressor::None};
 }
 
 struct SynchronizePass
@@ -192,13 +208,14 @@ struct SynchronizePass
       module.emitError("no @train_step to synchronize");
       return signalPassFailure();
     }
-    std::map<int64_t, Bucket> buckets;
+    std::map<BucketKey, Bucket> buckets;
     ParameterServerSync ps(step);
     if (failed(collectBuckets(step, strategy, buckets, ps)))
       return signalPassFailure();
-    // The loss rides in the first bucket (all-reduce if any, else parameter
-    // server): every rank then reports the mean loss over the global batch
-    // at no extra collective.
+    // The loss rides in the first uncompressed bucket (all-reduce if any,
+    // else parameter server): every rank then reports the mean loss over the
+    // global batch at no extra collective (one more if every bucket is
+    // compressed, so the loss stays exact).
     Operation *ret = step.getBody().front().getTerminator();
     for (unsigned i = 0; i < step.getNumResults(); ++i) {
       if (!step.getResultAttr(i, "nn.loss"))
@@ -206,12 +223,11 @@ struct SynchronizePass
       if (buckets.empty() && !ps.empty())
         ps.addLoss(ret->getOpOperand(i));
       else
-        buckets[buckets.empty() ? 0 : buckets.begin()->first].uses.push_back(
-            &ret->getOpOperand(i));
+        buckets[lossBucket(buckets)].uses.push_back(&ret->getOpOperand(i));
     }
     OpBuilder b(module.getContext());
-    for (auto &[group, bucket] : buckets)
-      reduceBucket(b, step.getBody().front(), group, bucket);
+    for (auto &[key, bucket] : buckets)
+      reduceBucket(b, step.getBody().front(), key, bucket);
     ps.finish();
     // Collectives went after the last value of their bucket; put every
     // user (shard reassembly, clipping, updates, broadcasts) after what it

@@ -150,6 +150,14 @@ func.func @int_bucket(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @powersgd_bucket(%a: tensor<4xf32>) {
+  // expected-error@+1 {{compressor 'powersgd' is not carried out by an all-reduce bucket}}
+  %0 = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @no_root(%a: tensor<4xf32>) {
   // expected-error@+1 {{needs a root device}}
   %0 = dist.reduce mean %a {root = ""} : tensor<4xf32>
