@@ -117,7 +117,11 @@ _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *buf,
   onContiguous(
       "allreduce_fp16_ef", buf,
       [&](float *data, int64_t n) {
-        compress::allreduceFp16EF(data, n, kind, bucket);
+        try {
+          compress::allreduceFp16EF(data, n, kind, bucket);
+        } catch (const std::exception &e) {
+          fatal(e.what());
+        }
       },
       2);
 }

@@ -1,6 +1,7 @@
 //===- Compress.cpp - Compressed all-reduce -------------------------------===//
 
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Error.h"
 
 #include <algorithm>
 #include <mpi.h>
@@ -68,7 +69,13 @@ void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket) {
   if (all.size() <= static_cast<size_t>(bucket))
     all.resize(bucket + 1);
   std::vector<float> &e = all[bucket];
-  e.resize(n, 0.0f);
+  if (e.empty())
+    e.resize(n, 0.0f);
+  else if (static_cast<int64_t>(e.size()) != n)
+    throw Error("the error-feedback residual of bucket " +
+                std::to_string(bucket) + " has " + std::to_string(e.size()) +
+                " elements, but the bucket has " + std::to_string(n) +
+                " (a checkpoint of another program?)");
   std::vector<Half> halves(n);
   for (int64_t i = 0; i < n; ++i) {
     float s = data[i] + e[i];
@@ -76,6 +83,31 @@ void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket) {
     e[i] = s - static_cast<float>(halves[i]);
   }
   reduceHalves(halves, data, n, op);
+}
+
+std::vector<int64_t> residualSizes() {
+  std::vector<int64_t> sizes;
+  for (const std::vector<float> &e : residuals())
+    sizes.push_back(static_cast<int64_t>(e.size()));
+  return sizes;
+}
+
+std::vector<float> flatResiduals() {
+  std::vector<float> flat;
+  for (const std::vector<float> &e : residuals())
+    flat.insert(flat.end(), e.begin(), e.end());
+  return flat;
+}
+
+void setResiduals(const std::vector<int64_t> &sizes,
+                  const std::vector<float> &flat) {
+  std::vector<std::vector<float>> &all = residuals();
+  all.clear();
+  size_t at = 0;
+  for (int64_t n : sizes) {
+    all.emplace_back(flat.begin() + at, flat.begin() + at + n);
+    at += n;
+  }
 }
 
 } // namespace autodist::rt::compress

@@ -32,8 +32,18 @@ void allreduceFp16(float *data, int64_t n, ReduceOp op);
 void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket);
 
 /// This rank's error-feedback residuals, by bucket index (for tests and
-/// checkpoints).
+/// checkpoints). A bucket's residual is created (zero) by its first call;
+/// a residual of another size (e.g. restored from a checkpoint of another
+/// program) makes `allreduceFp16EF` throw.
 std::vector<std::vector<float>> &residuals();
+
+/// The sizes of this rank's residuals, and all of them concatenated in
+/// bucket order (a checkpoint's form).
+std::vector<int64_t> residualSizes();
+std::vector<float> flatResiduals();
+/// Replaces this rank's residuals by `flat` cut into `sizes`.
+void setResiduals(const std::vector<int64_t> &sizes,
+                  const std::vector<float> &flat);
 
 } // namespace autodist::rt::compress
 
