@@ -162,9 +162,11 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
   let description = [{
     For every optimizer update in `@train_step`, synchronizes its gradient
     as the parameter's node config says. All-reduce gradients of one group
-    become one bucketed `dist.all_reduce mean`; the loss (result tagged
-    `nn.loss`) joins the first bucket so that every rank returns the mean
-    loss over the global batch. A partitioned gradient is sliced into its
+    and compressor become one bucketed `dist.all_reduce mean` (a compressed
+    one, fp16 or fp16_ef, carries its `compressor`); the loss (result tagged
+    `nn.loss`) joins the first uncompressed bucket (one of its own when all
+    are compressed) so that every rank returns the exact mean loss over the
+    global batch. A partitioned gradient is sliced into its
     shards along the partition axis, each shard reduced in its own group's
     bucket, and the shards concatenated back. A parameter (or shard) on a
     synchronous parameter server `S`: its gradient joins S's bucketed
@@ -173,8 +175,8 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     the updated value joins S's bucketed `dist.broadcast` from S; without
     all-reduce buckets the loss rides in the first server's bucket. State
     of server-held parameters is tagged `dist.owners` (for checkpoints).
-    Compression, asynchronous servers and staleness are reported as not
-    implemented yet.
+    PowerSGD compression, asynchronous servers and staleness are reported
+    as not implemented yet.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
                            "mlir::tensor::TensorDialect"];
