@@ -41,13 +41,19 @@ def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
     rank order, identically on every rank; `fp16_ef` like `fp16` with error
     feedback: each rank adds the rounding error it kept from the previous
     step of this bucket before rounding, and keeps the new one (the
-    runtime holds the residual, per rank and bucket). `powersgd` is not
-    carried out by a `dist.all_reduce`.
+    runtime holds the residual, per rank and bucket). `powersgd` (with
+    `powersgd_rank` r >= 1) reduces each operand of rank >= 2, viewed as a
+    matrix (first dimension x the rest), as its rank-r PowerSGD
+    approximation with error feedback; operands of rank < 2 travel
+    uncompressed.
 
     ```mlir
     %g:2 = dist.all_reduce mean %gw, %gb {group = 0 : i64}
         : tensor<32x64xf32>, tensor<32xf32>
     %h = dist.all_reduce mean %gw {compressor = #dist.compressor<fp16>}
+        : tensor<32x64xf32>
+    %p = dist.all_reduce mean %gw
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 4 : i64}
         : tensor<32x64xf32>
     ```
   }];
@@ -55,7 +61,8 @@ def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
                    Dist_ReductionKind:$kind,
                    DefaultValuedAttr<I64Attr, "0">:$group,
                    DefaultValuedAttr<Dist_CompressorAttr,
-                       "::autodist::dist::Compressor::None">:$compressor);
+                       "::autodist::dist::Compressor::None">:$compressor,
+                   DefaultValuedAttr<I64Attr, "0">:$powersgd_rank);
   let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
   let assemblyFormat = "$kind $inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;

@@ -162,8 +162,9 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
   let description = [{
     For every optimizer update in `@train_step`, synchronizes its gradient
     as the parameter's node config says. All-reduce gradients of one group
-    and compressor become one bucketed `dist.all_reduce mean` (a compressed
-    one, fp16 or fp16_ef, carries its `compressor`); the loss (result tagged
+    and compressor (and PowerSGD rank) become one bucketed
+    `dist.all_reduce mean` (a compressed one carries its `compressor` and
+    `powersgd_rank`); the loss (result tagged
     `nn.loss`) joins the first uncompressed bucket (one of its own when all
     are compressed) so that every rank returns the exact mean loss over the
     global batch. A partitioned gradient is sliced into its
@@ -175,8 +176,8 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     the updated value joins S's bucketed `dist.broadcast` from S; without
     all-reduce buckets the loss rides in the first server's bucket. State
     of server-held parameters is tagged `dist.owners` (for checkpoints).
-    PowerSGD compression, asynchronous servers and staleness are reported
-    as not implemented yet.
+    Asynchronous servers and staleness are reported as not implemented
+    yet.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
                            "mlir::tensor::TensorDialect"];

@@ -33,6 +33,8 @@ constexpr StringLiteral kAllReduceFn = "autodist_rt_allreduce_f32";
 constexpr StringLiteral kAllReduceFp16Fn = "autodist_rt_allreduce_fp16_f32";
 constexpr StringLiteral kAllReduceFp16EFFn =
     "autodist_rt_allreduce_fp16_ef_f32";
+constexpr StringLiteral kAllReducePowerSGDFn =
+    "autodist_rt_allreduce_powersgd_f32";
 constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
 constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
 
@@ -77,18 +79,12 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
-/// Replaces the bucket collective `op` by: its `inputs` flattened and
-/// concatenated into a private buffer, one in-place call `fn(buffer,
-/// scalars...)` (i32 scalars), and slices of the buffer back to the operand
-/// shapes.
-LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
-                          StringRef fn, ArrayRef<int64_t> scalars) {
-  for (Value v : inputs)
-    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-      return op->emitOpError("operand of dynamic shape ")
-             << v.getType() << " cannot be bucketed";
-  IRRewriter b(op);
-  Location loc = op->getLoc();
+/// Emits at `b`: `inputs` (static shapes) flattened and concatenated into a
+/// private buffer, one in-place call `fn(buffer, scalars...)` (i32 scalars),
+/// and slices of the buffer back to the operand shapes, which it returns.
+SmallVector<Value> callOnBucket(OpBuilder &b, ModuleOp module, Location loc,
+                                ValueRange inputs, StringRef fn,
+                                ArrayRef<int64_t> scalars) {
   SmallVector<Value> flats;
   for (Value v : inputs)
     flats.push_back(flatten(b, loc, v));
@@ -129,7 +125,61 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
     results.push_back(unflatten(b, loc, slice, t));
     offset += t.getNumElements();
   }
-  b.replaceOp(op, results);
+  return results;
+}
+
+/// Whether every operand of `op` has a static shape (a bucket's buffer has).
+LogicalResult checkStatic(Operation *op, ValueRange inputs) {
+  for (Value v : inputs)
+    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+      return op->emitOpError("operand of dynamic shape ")
+             << v.getType() << " cannot be bucketed";
+  return success();
+}
+
+/// Replaces the bucket collective `op` by one runtime call on its `inputs`
+/// (callOnBucket).
+LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
+                          StringRef fn, ArrayRef<int64_t> scalars) {
+  if (failed(checkStatic(op, inputs)))
+    return failure();
+  IRRewriter b(op);
+  b.replaceOp(op, callOnBucket(b, module, op->getLoc(), inputs, fn, scalars));
+  return success();
+}
+
+/// PowerSGD: every operand of rank >= 2 in a call of its own, as a matrix
+/// (first dimension x the rest) with two state slots (residual, Q) from
+/// `slots`; the others together in one uncompressed call.
+LogicalResult lowerPowerSGD(ModuleOp module, dist::AllReduceOp ar,
+                            int64_t &slots) {
+  if (failed(checkStatic(ar, ar.getInputs())))
+    return failure();
+  IRRewriter b(ar);
+  Location loc = ar.getLoc();
+  int64_t kind = static_cast<int64_t>(ar.getKind());
+  auto rank = static_cast<int64_t>(ar.getPowersgdRank());
+  SmallVector<Value> results(ar.getNumOperands());
+  SmallVector<Value> plain;
+  SmallVector<unsigned> plainAt;
+  for (auto [i, v] : llvm::enumerate(ar.getInputs())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() < 2) {
+      plain.push_back(v);
+      plainAt.push_back(i);
+      continue;
+    }
+    int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
+    results[i] = callOnBucket(b, module, loc, v, kAllReducePowerSGDFn,
+                              {kind, slots, rows, cols, rank})
+                     .front();
+    slots += 2;
+  }
+  if (!plain.empty())
+    for (auto [at, r] : llvm::zip(
+             plainAt, callOnBucket(b, module, loc, plain, kAllReduceFn, kind)))
+      results[at] = r;
+  b.replaceOp(ar, results);
   return success();
 }
 
@@ -147,10 +197,11 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
   return it - devices.begin();
 }
 
-/// A compressed all-reduce calls its compressor's runtime function; an
-/// error-feedback one also passes `efBucket`, its residual's index.
+/// A compressed all-reduce calls its compressor's runtime function; one with
+/// error feedback also passes the index of its runtime state (residual)
+/// slot, counted by `slots`.
 LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
-                             int64_t &efBuckets) {
+                             int64_t &slots) {
   int64_t kind = static_cast<int64_t>(ar.getKind());
   switch (ar.getCompressor()) {
   case dist::Compressor::None:
@@ -159,18 +210,16 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
     return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16Fn, {kind});
   case dist::Compressor::FP16EF:
     return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn,
-                       {kind, efBuckets++});
+                       {kind, slots++});
   case dist::Compressor::PowerSGD:
-    break;
+    return lowerPowerSGD(module, ar, slots);
   }
-  return ar.emitOpError("compressor '")
-         << dist::stringifyCompressor(ar.getCompressor())
-         << "' has no runtime lowering";
+  llvm_unreachable("unknown compressor");
 }
 
-LogicalResult lower(ModuleOp module, Operation *op, int64_t &efBuckets) {
+LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots) {
   if (auto ar = dyn_cast<dist::AllReduceOp>(op))
-    return lowerAllReduce(module, ar, efBuckets);
+    return lowerAllReduce(module, ar, slots);
   if (auto r = dyn_cast<dist::ReduceOp>(op)) {
     FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
     if (failed(root))
@@ -197,9 +246,9 @@ struct ConvertDistToRuntimePass
       if (isa<dist::AllReduceOp, dist::ReduceOp, dist::BroadcastOp>(op))
         ops.push_back(op);
     });
-    int64_t efBuckets = 0;
+    int64_t slots = 0;
     for (Operation *op : ops)
-      if (failed(lower(module, op, efBuckets)))
+      if (failed(lower(module, op, slots)))
         return signalPassFailure();
   }
 };

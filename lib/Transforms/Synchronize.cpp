@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <map>
+#include <tuple>
 
 namespace autodist {
 #define GEN_PASS_DEF_SYNCHRONIZE
@@ -35,9 +36,18 @@ struct Bucket {
   SmallVector<OpOperand *> uses;
 };
 
-/// A bucket per all-reduce group and compressor: gradients of one group that
-/// ask for different compressors travel in different collectives.
-using BucketKey = std::pair<int64_t, dist::Compressor>;
+/// A bucket per all-reduce group, compressor and PowerSGD rank: gradients of
+/// one group that ask for different compressors travel in different
+/// collectives.
+struct BucketKey {
+  int64_t group;
+  dist::Compressor compressor;
+  int64_t powerSGDRank;
+  bool operator<(const BucketKey &o) const {
+    return std::tie(group, compressor, powerSGDRank) <
+           std::tie(o.group, o.compressor, o.powerSGDRank);
+  }
+};
 
 /// The ONNX name of the parameter `v`, if it is a tagged argument of `func`.
 StringAttr paramName(func::FuncOp func, Value v) {
@@ -47,37 +57,26 @@ StringAttr paramName(func::FuncOp func, Value v) {
   return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param");
 }
 
-/// The bucket of a synchronizer this pass can carry out.
-FailureOr<BucketKey> allReduceGroup(Operation *update, StringRef name,
-                                    Attribute sync) {
+/// The bucket of an all-reduce synchronizer.
+BucketKey bucketOf(Attribute sync) {
   auto ar = cast<dist::AllReduceSynchronizerAttr>(sync);
-  if (ar.getCompressor() == dist::Compressor::PowerSGD)
-    return update->emitOpError("compressor '")
-           << dist::stringifyCompressor(ar.getCompressor())
-           << "' for parameter '" << name << "' is not supported yet";
-  return BucketKey{ar.getGroup(), ar.getCompressor()};
+  return BucketKey{ar.getGroup(), ar.getCompressor(), ar.getRank()};
 }
 
 /// A partitioned gradient: sliced into its shards along the partition axis
 /// and put back together by a tensor.concat whose operands (the shards) join
 /// their own groups' buckets, so each shard is reduced with its group.
-LogicalResult splitIntoShards(Operation *update, StringRef name,
-                              dist::NodeConfigAttr node, OpOperand &use,
-                              std::map<BucketKey, Bucket> &buckets) {
+void splitIntoShards(Operation *update, dist::NodeConfigAttr node,
+                     OpOperand &use, std::map<BucketKey, Bucket> &buckets) {
   dist::PartitionAttr p = node.getPartition();
   Value grad = use.get();
   auto type = cast<RankedTensorType>(grad.getType());
   int64_t axis = p.getAxis();
   SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
   SmallVector<BucketKey> groups;
-  for (Attribute part : node.getParts()) {
-    auto pn = cast<dist::NodeConfigAttr>(part);
-    FailureOr<BucketKey> g =
-        allReduceGroup(update, pn.getVarName(), pn.getSynchronizer());
-    if (failed(g))
-      return failure();
-    groups.push_back(*g);
-  }
+  for (Attribute part : node.getParts())
+    groups.push_back(
+        bucketOf(cast<dist::NodeConfigAttr>(part).getSynchronizer()));
   OpBuilder b(update->getContext());
   if (Operation *def = grad.getDefiningOp())
     b.setInsertionPointAfter(def);
@@ -101,7 +100,6 @@ LogicalResult splitIntoShards(Operation *update, StringRef name,
   use.set(whole);
   for (auto [i, g] : llvm::enumerate(groups))
     buckets[g].uses.push_back(&whole->getOpOperand(i));
-  return success();
 }
 
 /// Groups every all-reduce gradient of `step` into buckets by its group;
@@ -122,12 +120,9 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
       return WalkResult::interrupt();
     }
     if (usesParameterServer(node)) {
-      auto allReduceShard = [&](Operation *op, StringRef shard, Attribute sync,
+      auto allReduceShard = [&](Operation *, StringRef, Attribute sync,
                                 OpOperand &use) -> LogicalResult {
-        FailureOr<BucketKey> group = allReduceGroup(op, shard, sync);
-        if (failed(group))
-          return failure();
-        buckets[*group].uses.push_back(&use);
+        buckets[bucketOf(sync)].uses.push_back(&use);
         return success();
       };
       if (failed(ps.add(update, name.getValue(), node, allReduceShard)))
@@ -141,15 +136,10 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                use->get().getDefiningOp()))
       use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
     if (!node.getPartition()) {
-      FailureOr<BucketKey> group =
-          allReduceGroup(update, name.getValue(), node.getSynchronizer());
-      if (failed(group))
-        return WalkResult::interrupt();
-      buckets[*group].uses.push_back(use);
+      buckets[bucketOf(node.getSynchronizer())].uses.push_back(use);
       return WalkResult::advance();
     }
-    if (failed(splitIntoShards(update, name.getValue(), node, *use, buckets)))
-      return WalkResult::interrupt();
+    splitIntoShards(update, node, *use, buckets);
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -173,9 +163,11 @@ void reduceBucket(OpBuilder &b, Block &body, BucketKey key,
   else
     b.setInsertionPointToStart(&body);
   auto ar = dist::AllReduceOp::create(b, values.front().getLoc(), values,
-                                      dist::ReductionKind::Mean, key.first);
-  if (key.second != dist::Compressor::None)
-    ar.setCompressor(key.second);
+                                      dist::ReductionKind::Mean, key.group);
+  if (key.compressor != dist::Compressor::None)
+    ar.setCompressor(key.compressor);
+  if (key.compressor == dist::Compressor::PowerSGD)
+    ar.setPowersgdRank(key.powerSGDRank);
   for (auto [use, reduced] : llvm::zip(bucket.uses, ar.getResults())) {
     use->set(reduced);
     Operation *user = use->getOwner();
@@ -188,10 +180,10 @@ void reduceBucket(OpBuilder &b, Block &body, BucketKey key,
 /// uncompressed one of the first group.
 BucketKey lossBucket(const std::map<BucketKey, Bucket> &buckets) {
   for (const auto &entry : buckets)
-    if (entry.first.second == dist::Compressor::None)
+    if (entry.first.compressor == dist::Compressor::None)
       return entry.first;
-  return {buckets.empty() ? 0 : buckets.begin()->first.first,
-          dist::Compressor::None};
+  return {buckets.empty() ? 0 : buckets.begin()->first.group,
+          dist::Compressor::None, 0};
 }
 
 struct SynchronizePass

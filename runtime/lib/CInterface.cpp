@@ -126,6 +126,32 @@ _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *buf,
       2);
 }
 
+/// PowerSGD runs two f32 all-reduces (P and Q), counted as two collectives.
+extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
+    StridedMemref<float, 1> *buf, int32_t op, int32_t slot, int32_t rows,
+    int32_t cols, int32_t rank) {
+  const char *fn = "autodist_rt_allreduce_powersgd_f32";
+  ReduceOp kind = reduceOp(op, fn);
+  if (slot < 0 || rows < 1 || cols < 1 || rank < 1 ||
+      buf->sizes[0] != static_cast<int64_t>(rows) * cols ||
+      (buf->strides[0] != 1 && buf->sizes[0] > 1))
+    fatal((std::string(fn) + ": bad slot, shape or buffer").c_str());
+  std::pair<int64_t, int64_t> bytes;
+  {
+    TraceCall traced("allreduce_powersgd", "comm", [&] {
+      return "\"bytes\": " + std::to_string(bytes.first + bytes.second);
+    });
+    try {
+      bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows,
+                                          cols, rank, kind, slot);
+    } catch (const std::exception &e) {
+      fatal(e.what());
+    }
+  }
+  traffic::record(bytes.first);
+  traffic::record(bytes.second);
+}
+
 extern "C" void
 _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
                                     int32_t device, int32_t localReplication) {

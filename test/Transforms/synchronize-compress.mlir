@@ -70,3 +70,25 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
     return %loss, %0 : tensor<f32>, tensor<4x3xf32>
   }
 }
+
+// -----
+
+// PowerSGD: buckets also split by rank; the bucket carries its rank.
+
+// CHECK-LABEL: func.func @train_step
+// CHECK-DAG: %[[P2:.*]]:2 = dist.all_reduce mean %{{.*}}, %{{.*}} {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3xf32>, tensor<3xf32>
+// CHECK-DAG: %[[P1:.*]] = dist.all_reduce mean %{{.*}} {compressor = #dist.compressor<powersgd>, powersgd_rank = 1 : i64} : tensor<2x2xf32>
+// CHECK-DAG: dist.all_reduce mean %{{.*}} : tensor<f32>
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.allreduce<spec = auto, compressor = powersgd, rank = 2, group = 0>>,
+    #dist.node<"b", #dist.allreduce<spec = auto, compressor = powersgd, rank = 2, group = 0>>,
+    #dist.node<"c", #dist.allreduce<spec = auto, compressor = powersgd, rank = 1, group = 0>>]>} {
+  func.func @train_step(%w: tensor<4x3xf32> {nn.param = "w"}, %b: tensor<3xf32> {nn.param = "b"}, %c: tensor<2x2xf32> {nn.param = "c"},
+                        %gw: tensor<4x3xf32>, %gb: tensor<3xf32>, %gc: tensor<2x2xf32>, %loss: tensor<f32>, %lr: tensor<f32>)
+      -> (tensor<f32> {nn.loss}, tensor<4x3xf32> {nn.param_out = "w"}, tensor<3xf32> {nn.param_out = "b"}, tensor<2x2xf32> {nn.param_out = "c"}) {
+    %0 = nn.sgd_update %w, %gw, %lr : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+    %1 = nn.sgd_update %b, %gb, %lr : (tensor<3xf32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+    %2 = nn.sgd_update %c, %gc, %lr : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+    return %loss, %0, %1, %2 : tensor<f32>, tensor<4x3xf32>, tensor<3xf32>, tensor<2x2xf32>
+  }
+}

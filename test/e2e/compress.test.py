@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 """Checks a compressed run's log: the loss falls (by --min-drop of the first
-step's loss over the run) and every step's payload is the compressed size
-(--grad-elems gradients as 2-byte halves plus the f32 loss)."""
+step's loss over the run) and every step's payload is --comm-bytes (the
+compressed size, which the test derives)."""
 import argparse
 import json
 import sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("log")
-ap.add_argument("--grad-elems", type=int, required=True)
+ap.add_argument("--comm-bytes", type=int, required=True)
 ap.add_argument("--min-drop", type=float, required=True)
 args = ap.parse_args()
 rows = [json.loads(line) for line in open(args.log) if line.strip()]
 ok = True
-want = 2 * args.grad_elems + 4
+want = args.comm_bytes
 for r in rows:
     if r["comm_bytes"] != want:
         print(f"step {r['step']}: comm_bytes {r['comm_bytes']}, want {want}")

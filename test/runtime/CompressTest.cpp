@@ -97,3 +97,90 @@ TEST(Compress, ErrorFeedbackCarriesTheRoundingError) {
     EXPECT_LT(std::fabs(sent[i] - target), std::fabs(plain - target));
   }
 }
+
+namespace {
+/// A row-major `rows` x `cols` matrix of rank `rank` (sum of outer products).
+std::vector<float> lowRank(int64_t rows, int64_t cols, int rank, int seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> m(rows * cols, 0.0f);
+  for (int k = 0; k < rank; ++k) {
+    std::vector<float> u(rows), v(cols);
+    for (float &x : u)
+      x = dist(gen);
+    for (float &x : v)
+      x = dist(gen);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        m[i * cols + j] += u[i] * v[j];
+  }
+  return m;
+}
+
+float maxAbsDiff(const std::vector<float> &a, const std::vector<float> &b) {
+  float d = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
+} // namespace
+
+TEST(Compress, PowerSGDRecoversAMatrixOfItsRank) {
+  // One rank: the mean is this rank's matrix; rank >= its rank (and a
+  // full-rank request on a rank-deficient matrix) reproduce it, residual ~0.
+  for (auto [rank, requested] : {std::pair{2, 2}, std::pair{3, 6}}) {
+    std::vector<float> g = lowRank(6, 8, rank, rank), v = g;
+    compress::residuals().clear();
+    auto bytes = compress::allreducePowerSGD(v.data(), 6, 8, requested,
+                                             ReduceOp::Mean, 0);
+    int64_t r = std::min(requested, 6);
+    EXPECT_EQ(bytes.first, 6 * r * 4);  // P
+    EXPECT_EQ(bytes.second, 8 * r * 4); // Q
+    EXPECT_LT(maxAbsDiff(v, g), 1e-4f) << "rank " << rank;
+    for (float e : compress::residuals().at(0))
+      EXPECT_LT(std::fabs(e), 1e-4f);
+  }
+}
+
+TEST(Compress, PowerSGDKeepsWhatItMissesAndWarmStarts) {
+  // Rank 1 of a rank-3 matrix: approximation + residual == the matrix; the
+  // next step sends part of the residual (error feedback), and Q persists.
+  compress::residuals().clear();
+  std::vector<float> g = lowRank(5, 7, 3, 11), v = g;
+  compress::allreducePowerSGD(v.data(), 5, 7, 1, ReduceOp::Mean, 2);
+  const std::vector<float> &e = compress::residuals().at(2);
+  std::vector<float> sum(g.size());
+  for (size_t i = 0; i < g.size(); ++i)
+    sum[i] = v[i] + e[i];
+  EXPECT_LT(maxAbsDiff(sum, g), 1e-5f);
+  float firstError = maxAbsDiff(v, g);
+  EXPECT_GT(firstError, 1e-2f); // rank 1 cannot be exact
+  std::vector<float> q = compress::residuals().at(3);
+  EXPECT_EQ(q.size(), 7u);
+  // Sending the same gradient again: over k steps the mean of the sent
+  // approximations approaches g (the residual stays bounded), while without
+  // error feedback every step would miss by `firstError`.
+  std::vector<double> sent(v.begin(), v.end());
+  constexpr int kSteps = 30;
+  for (int step = 1; step < kSteps; ++step) {
+    std::vector<float> w = g;
+    compress::allreducePowerSGD(w.data(), 5, 7, 1, ReduceOp::Mean, 2);
+    for (size_t i = 0; i < g.size(); ++i)
+      sent[i] += w[i];
+  }
+  EXPECT_NE(compress::residuals().at(3), q); // Q moved on
+  double worst = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    worst = std::max(worst, std::fabs(sent[i] / kSteps - g[i]));
+  EXPECT_LT(worst, firstError / 4) << "first step's error " << firstError;
+}
+
+TEST(Compress, PowerSGDStateOfAnotherSizeIsAnError) {
+  compress::residuals().clear();
+  std::vector<float> v(12, 1.0f);
+  compress::allreducePowerSGD(v.data(), 3, 4, 2, ReduceOp::Mean, 0);
+  std::vector<float> w(12, 1.0f);
+  EXPECT_THROW(
+      compress::allreducePowerSGD(w.data(), 4, 3, 2, ReduceOp::Mean, 0),
+      std::exception);
+}

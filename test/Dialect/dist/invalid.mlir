@@ -150,9 +150,17 @@ func.func @int_bucket(%a: tensor<4xi32>) {
 
 // -----
 
-func.func @powersgd_bucket(%a: tensor<4xf32>) {
-  // expected-error@+1 {{compressor 'powersgd' is not carried out by an all-reduce bucket}}
+func.func @powersgd_without_rank(%a: tensor<4xf32>) {
+  // expected-error@+1 {{compressor 'powersgd' needs powersgd_rank >= 1, got 0}}
   %0 = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rank_without_powersgd(%a: tensor<4xf32>) {
+  // expected-error@+1 {{powersgd_rank only applies to compressor 'powersgd'}}
+  %0 = dist.all_reduce mean %a {compressor = #dist.compressor<fp16>, powersgd_rank = 2 : i64} : tensor<4xf32>
   return
 }
 

@@ -2,7 +2,7 @@
 //-*-===//
 //
 // The all-reduce compressors of `#dist.allreduce` (docs/design.md,
-// "Compression"): fp16, and fp16 with error feedback.
+// "Compression"): fp16, fp16 with error feedback, and PowerSGD.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "autodist/runtime/Comm.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace autodist::rt::compress {
@@ -31,17 +32,29 @@ void allreduceFp16(float *data, int64_t n, ReduceOp op);
 /// error `(g + e) - half(g + e)` as the residual.
 void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket);
 
-/// This rank's error-feedback residuals, by bucket index (for tests and
-/// checkpoints). A bucket's residual is created (zero) by its first call;
-/// a residual of another size (e.g. restored from a checkpoint of another
-/// program) makes `allreduceFp16EF` throw.
+/// PowerSGD (Vogels et al. 2019) with error feedback of the `rows` x `cols`
+/// row-major matrix `data`, rank `rank` (at most min(rows, cols)): with
+/// M = data + e, P = M Q is all-reduced (mean) and orthonormalized
+/// (Gram-Schmidt), Q = M^T P all-reduced (mean), and `data` becomes P Q^T
+/// (times the number of ranks for a sum); e = M - P Q^T. State slots
+/// `slot` (e, zero at first) and `slot + 1` (Q, warm-started across steps;
+/// at first drawn from a generator seeded with `slot`, the same on every
+/// rank) live in residuals(). Returns the two all-reduces' payload bytes.
+std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
+                                              int64_t cols, int64_t rank,
+                                              ReduceOp op, int32_t slot);
+
+/// This rank's compressor state by slot (fp16_ef: a bucket's residual;
+/// PowerSGD: a matrix's residual and Q), for tests and checkpoints. A slot
+/// is created by its first use; a slot of another size (e.g. restored from
+/// a checkpoint of another program) makes the compressors throw.
 std::vector<std::vector<float>> &residuals();
 
-/// The sizes of this rank's residuals, and all of them concatenated in
-/// bucket order (a checkpoint's form).
+/// The sizes of this rank's slots, and all of them concatenated in slot
+/// order (a checkpoint's form).
 std::vector<int64_t> residualSizes();
 std::vector<float> flatResiduals();
-/// Replaces this rank's residuals by `flat` cut into `sizes`.
+/// Replaces this rank's slots by `flat` cut into `sizes`.
 void setResiduals(const std::vector<int64_t> &sizes,
                   const std::vector<float> &flat);
 
