@@ -183,6 +183,30 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def SplitPowerSGD : Pass<"dist-split-powersgd", "mlir::ModuleOp"> {
+  let summary = "Give every PowerSGD matrix an all-reduce of its own";
+  let description = [{
+    PowerSGD compresses each gradient as a matrix (first dimension x the
+    rest) with factors and state of its own, so a `dist.all_reduce` with
+    compressor `powersgd` becomes one such all-reduce per operand of rank
+    >= 2 and one uncompressed all-reduce (same group) of the other operands
+    (biases, scalars), which PowerSGD does not compress. Runs after
+    `dist-synchronize`; `convert-dist-to-runtime` expects this form.
+
+    ```mlir
+    %r:2 = dist.all_reduce mean %gw, %gb
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64}
+        : tensor<32x64xf32>, tensor<32xf32>
+    // becomes
+    %w = dist.all_reduce mean %gw
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64}
+        : tensor<32x64xf32>
+    %b = dist.all_reduce mean %gb : tensor<32xf32>
+    ```
+  }];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
 def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let summary = "Record the runtime manifest and mark the exported entry points";
   let description = [{

@@ -79,12 +79,18 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
-/// Emits at `b`: `inputs` (static shapes) flattened and concatenated into a
-/// private buffer, one in-place call `fn(buffer, scalars...)` (i32 scalars),
-/// and slices of the buffer back to the operand shapes, which it returns.
-SmallVector<Value> callOnBucket(OpBuilder &b, ModuleOp module, Location loc,
-                                ValueRange inputs, StringRef fn,
-                                ArrayRef<int64_t> scalars) {
+/// Replaces the bucket collective `op` by: its `inputs` flattened and
+/// concatenated into a private buffer, one in-place call `fn(buffer,
+/// scalars...)` (i32 scalars), and slices of the buffer back to the operand
+/// shapes.
+LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
+                          StringRef fn, ArrayRef<int64_t> scalars) {
+  for (Value v : inputs)
+    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+      return op->emitOpError("operand of dynamic shape ")
+             << v.getType() << " cannot be bucketed";
+  IRRewriter b(op);
+  Location loc = op->getLoc();
   SmallVector<Value> flats;
   for (Value v : inputs)
     flats.push_back(flatten(b, loc, v));
@@ -125,61 +131,7 @@ SmallVector<Value> callOnBucket(OpBuilder &b, ModuleOp module, Location loc,
     results.push_back(unflatten(b, loc, slice, t));
     offset += t.getNumElements();
   }
-  return results;
-}
-
-/// Whether every operand of `op` has a static shape (a bucket's buffer has).
-LogicalResult checkStatic(Operation *op, ValueRange inputs) {
-  for (Value v : inputs)
-    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-      return op->emitOpError("operand of dynamic shape ")
-             << v.getType() << " cannot be bucketed";
-  return success();
-}
-
-/// Replaces the bucket collective `op` by one runtime call on its `inputs`
-/// (callOnBucket).
-LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
-                          StringRef fn, ArrayRef<int64_t> scalars) {
-  if (failed(checkStatic(op, inputs)))
-    return failure();
-  IRRewriter b(op);
-  b.replaceOp(op, callOnBucket(b, module, op->getLoc(), inputs, fn, scalars));
-  return success();
-}
-
-/// PowerSGD: every operand of rank >= 2 in a call of its own, as a matrix
-/// (first dimension x the rest) with two state slots (residual, Q) from
-/// `slots`; the others together in one uncompressed call.
-LogicalResult lowerPowerSGD(ModuleOp module, dist::AllReduceOp ar,
-                            int64_t &slots) {
-  if (failed(checkStatic(ar, ar.getInputs())))
-    return failure();
-  IRRewriter b(ar);
-  Location loc = ar.getLoc();
-  int64_t kind = static_cast<int64_t>(ar.getKind());
-  auto rank = static_cast<int64_t>(ar.getPowersgdRank());
-  SmallVector<Value> results(ar.getNumOperands());
-  SmallVector<Value> plain;
-  SmallVector<unsigned> plainAt;
-  for (auto [i, v] : llvm::enumerate(ar.getInputs())) {
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t.getRank() < 2) {
-      plain.push_back(v);
-      plainAt.push_back(i);
-      continue;
-    }
-    int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
-    results[i] = callOnBucket(b, module, loc, v, kAllReducePowerSGDFn,
-                              {kind, slots, rows, cols, rank})
-                     .front();
-    slots += 2;
-  }
-  if (!plain.empty())
-    for (auto [at, r] : llvm::zip(
-             plainAt, callOnBucket(b, module, loc, plain, kAllReduceFn, kind)))
-      results[at] = r;
-  b.replaceOp(ar, results);
+  b.replaceOp(op, results);
   return success();
 }
 
@@ -198,8 +150,10 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
 }
 
 /// A compressed all-reduce calls its compressor's runtime function; one with
-/// error feedback also passes the index of its runtime state (residual)
-/// slot, counted by `slots`.
+/// error feedback also passes the index of its first runtime state slot,
+/// counted by `slots` (fp16_ef: one, the residual; PowerSGD: two, the
+/// residual and Q). PowerSGD takes one matrix (dist-split-powersgd), passed
+/// as rows = first dimension, cols = the rest.
 LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
                              int64_t &slots) {
   int64_t kind = static_cast<int64_t>(ar.getKind());
@@ -212,9 +166,18 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
     return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn,
                        {kind, slots++});
   case dist::Compressor::PowerSGD:
-    return lowerPowerSGD(module, ar, slots);
+    break;
   }
-  llvm_unreachable("unknown compressor");
+  auto t = cast<RankedTensorType>(ar.getInputs().front().getType());
+  if (ar.getInputs().size() != 1 || t.getRank() < 2 || !t.hasStaticShape())
+    return ar.emitOpError("a powersgd all-reduce must hold one matrix of "
+                          "static shape (run dist-split-powersgd first)");
+  int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
+  int64_t slot = slots;
+  slots += 2;
+  return lowerBucket(
+      module, ar, ar.getInputs(), kAllReducePowerSGDFn,
+      {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
 }
 
 LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots) {

@@ -59,10 +59,9 @@ func.func @compressed(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -
 
 // -----
 
-// PowerSGD: each operand of rank >= 2 in its own call as a matrix (rows =
-// first dimension, cols = the rest) with two state slots, counted after
-// the error-feedback buckets before it; the 1-D operands together,
-// uncompressed.
+// PowerSGD (one matrix per all-reduce, dist-split-powersgd): rows = first
+// dimension, cols = the rest, and two state slots, numbered after the
+// error-feedback buckets before it.
 // CHECK-LABEL: func @powersgd
 // CHECK: call @autodist_rt_allreduce_fp16_ef_f32(
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
@@ -73,14 +72,12 @@ func.func @compressed(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -
 // CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %[[MEAN]], %[[SLOT]], %[[ROWS]], %[[COLS]], %[[RANK]]) : (memref<?xf32>, i32, i32, i32, i32, i32) -> ()
 // CHECK: %[[SLOT2:.*]] = arith.constant 3 : i32
 // CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %{{.*}}, %[[SLOT2]],
-// CHECK: %[[CAT:.*]] = tensor.concat dim(0)
-// CHECK: memref.alloc() : memref<4xf32>
-// CHECK: call @autodist_rt_allreduce_f32(
-// CHECK: return
-func.func @powersgd(%a: tensor<4x3x2xf32>, %b: tensor<3xf32>, %c: tensor<5x5xf32>, %l: tensor<f32>) -> (tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>, tensor<f32>, tensor<3xf32>) {
+// CHECK: func.func private @autodist_rt_allreduce_powersgd_f32(memref<?xf32>, i32, i32, i32, i32, i32) attributes {llvm.emit_c_interface}
+func.func @powersgd(%a: tensor<4x3x2xf32>, %b: tensor<3xf32>, %c: tensor<5x5xf32>) -> (tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>) {
   %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
-  %r:4 = dist.all_reduce mean %a, %b, %c, %l {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3x2xf32>, tensor<3xf32>, tensor<5x5xf32>, tensor<f32>
-  return %r#1, %r#0, %r#2, %r#3, %e : tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>, tensor<f32>, tensor<3xf32>
+  %p = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3x2xf32>
+  %q = dist.all_reduce mean %c {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<5x5xf32>
+  return %e, %p, %q : tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>
 }
 
 // -----
