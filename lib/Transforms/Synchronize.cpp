@@ -102,7 +102,8 @@ void splitIntoShards(Operation *update, dist::NodeConfigAttr node,
     buckets[g].uses.push_back(&whole->getOpOperand(i));
 }
 
-/// Groups every all-reduce gradient of `step` into buckets by its group;
+/// Groups every all-reduce gradient of `step` into buckets by its group and
+/// compressor;
 /// hands parameters on parameter servers to `ps`.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                              std::map<BucketKey, Bucket> &buckets,
