@@ -103,8 +103,7 @@ void splitIntoShards(Operation *update, dist::NodeConfigAttr node,
 }
 
 /// Groups every all-reduce gradient of `step` into buckets by its group and
-/// compressor;
-/// hands parameters on parameter servers to `ps`.
+/// compressor; hands parameters on parameter servers to `ps`.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                              std::map<BucketKey, Bucket> &buckets,
                              ParameterServerSync &ps) {
