@@ -34,6 +34,11 @@ def Dist_Compressor : I32EnumAttr<"Compressor",
   let genSpecializedAttr = 0;
 }
 
+// The compressor of a `dist.all_reduce` bucket (`#dist.compressor<fp16>`).
+def Dist_CompressorAttr : EnumAttr<Dist_Dialect, Dist_Compressor, "compressor"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Dist_Compensation : I32EnumAttr<"Compensation",
     "how stale gradients are compensated (SAPipe)", [
       I32EnumAttrCase<"None", 0, "none">,

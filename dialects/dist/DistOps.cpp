@@ -12,6 +12,13 @@ LogicalResult AllReduceOp::verify() {
     return emitOpError("needs at least one tensor to reduce");
   if (getGroupAttr().getInt() < 0)
     return emitOpError("group must be >= 0, got ") << getGroupAttr().getInt();
+  bool powerSGD = getCompressor() == Compressor::PowerSGD;
+  auto rank = static_cast<int64_t>(getPowersgdRank());
+  if (powerSGD && rank < 1)
+    return emitOpError("compressor 'powersgd' needs powersgd_rank >= 1, got ")
+           << rank;
+  if (!powerSGD && rank != 0)
+    return emitOpError("powersgd_rank only applies to compressor 'powersgd'");
   return success();
 }
 

@@ -35,14 +35,34 @@ def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
     bucket: they travel together in a single collective. Every rank must
     execute the same all-reduces in the same order (SPMD).
 
+    `compressor` says how the bucket travels (docs/design.md,
+    "Compression"): `none` as f32; `fp16` as IEEE half: every rank's
+    contribution is rounded to half and the halves are summed in f32, in
+    rank order, identically on every rank; `fp16_ef` like `fp16` with error
+    feedback: each rank adds the rounding error it kept from the previous
+    step of this bucket before rounding, and keeps the new one (the
+    runtime holds the residual, per rank and bucket). `powersgd` (with
+    `powersgd_rank` r >= 1) reduces each operand of rank >= 2, viewed as a
+    matrix (first dimension x the rest), as its rank-r PowerSGD
+    approximation with error feedback; operands of rank < 2 travel
+    uncompressed.
+
     ```mlir
     %g:2 = dist.all_reduce mean %gw, %gb {group = 0 : i64}
         : tensor<32x64xf32>, tensor<32xf32>
+    %h = dist.all_reduce mean %gw {compressor = #dist.compressor<fp16>}
+        : tensor<32x64xf32>
+    %p = dist.all_reduce mean %gw
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 4 : i64}
+        : tensor<32x64xf32>
     ```
   }];
   let arguments = (ins Variadic<RankedTensorOf<[F32]>>:$inputs,
                    Dist_ReductionKind:$kind,
-                   DefaultValuedAttr<I64Attr, "0">:$group);
+                   DefaultValuedAttr<I64Attr, "0">:$group,
+                   DefaultValuedAttr<Dist_CompressorAttr,
+                       "::autodist::dist::Compressor::None">:$compressor,
+                   DefaultValuedAttr<I64Attr, "0">:$powersgd_rank);
   let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
   let assemblyFormat = "$kind $inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;

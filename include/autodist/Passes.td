@@ -162,9 +162,12 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
   let description = [{
     For every optimizer update in `@train_step`, synchronizes its gradient
     as the parameter's node config says. All-reduce gradients of one group
-    become one bucketed `dist.all_reduce mean`; the loss (result tagged
-    `nn.loss`) joins the first bucket so that every rank returns the mean
-    loss over the global batch. A partitioned gradient is sliced into its
+    and compressor (and PowerSGD rank) become one bucketed
+    `dist.all_reduce mean` (a compressed one carries its `compressor` and
+    `powersgd_rank`); the loss (result tagged
+    `nn.loss`) joins the first uncompressed bucket (one of its own when all
+    are compressed) so that every rank returns the exact mean loss over the
+    global batch. A partitioned gradient is sliced into its
     shards along the partition axis, each shard reduced in its own group's
     bucket, and the shards concatenated back. A parameter (or shard) on a
     synchronous parameter server `S`: its gradient joins S's bucketed
@@ -173,11 +176,35 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     the updated value joins S's bucketed `dist.broadcast` from S; without
     all-reduce buckets the loss rides in the first server's bucket. State
     of server-held parameters is tagged `dist.owners` (for checkpoints).
-    Compression, asynchronous servers and staleness are reported as not
-    implemented yet.
+    Asynchronous servers and staleness are reported as not implemented
+    yet.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
                            "mlir::tensor::TensorDialect"];
+}
+
+def SplitPowerSGD : Pass<"dist-split-powersgd", "mlir::ModuleOp"> {
+  let summary = "Give every PowerSGD matrix an all-reduce of its own";
+  let description = [{
+    PowerSGD compresses each gradient as a matrix (first dimension x the
+    rest) with factors and state of its own, so a `dist.all_reduce` with
+    compressor `powersgd` becomes one such all-reduce per operand of rank
+    >= 2 and one uncompressed all-reduce (same group) of the other operands
+    (biases, scalars), which PowerSGD does not compress. Runs after
+    `dist-synchronize`; `convert-dist-to-runtime` expects this form.
+
+    ```mlir
+    %r:2 = dist.all_reduce mean %gw, %gb
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64}
+        : tensor<32x64xf32>, tensor<32xf32>
+    // becomes
+    %w = dist.all_reduce mean %gw
+        {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64}
+        : tensor<32x64xf32>
+    %b = dist.all_reduce mean %gb : tensor<32xf32>
+    ```
+  }];
+  let dependentDialects = ["autodist::dist::DistDialect"];
 }
 
 def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {

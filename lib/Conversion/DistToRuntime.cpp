@@ -2,7 +2,8 @@
 //
 // A bucket collective (all-reduce, reduce to a root, broadcast from a root)
 // becomes one contiguous buffer, one in-place call into the runtime
-// (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md)
+// (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md;
+// a compressed all-reduce calls `autodist_rt_allreduce_<compressor>_f32`)
 // and slices back to the operand shapes.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,11 @@ using namespace autodist;
 namespace {
 
 constexpr StringLiteral kAllReduceFn = "autodist_rt_allreduce_f32";
+constexpr StringLiteral kAllReduceFp16Fn = "autodist_rt_allreduce_fp16_f32";
+constexpr StringLiteral kAllReduceFp16EFFn =
+    "autodist_rt_allreduce_fp16_ef_f32";
+constexpr StringLiteral kAllReducePowerSGDFn =
+    "autodist_rt_allreduce_powersgd_f32";
 constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
 constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
 
@@ -143,10 +149,40 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
   return it - devices.begin();
 }
 
-LogicalResult lower(ModuleOp module, Operation *op) {
+/// A compressed all-reduce calls its compressor's runtime function; one with
+/// error feedback also passes the index of its first runtime state slot,
+/// counted by `slots` (fp16_ef: one, the residual; PowerSGD: two, the
+/// residual and Q). PowerSGD takes one matrix (dist-split-powersgd), passed
+/// as rows = first dimension, cols = the rest.
+LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
+                             int64_t &slots) {
+  int64_t kind = static_cast<int64_t>(ar.getKind());
+  switch (ar.getCompressor()) {
+  case dist::Compressor::None:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFn, {kind});
+  case dist::Compressor::FP16:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16Fn, {kind});
+  case dist::Compressor::FP16EF:
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn,
+                       {kind, slots++});
+  case dist::Compressor::PowerSGD:
+    break;
+  }
+  auto t = cast<RankedTensorType>(ar.getInputs().front().getType());
+  if (ar.getInputs().size() != 1 || t.getRank() < 2 || !t.hasStaticShape())
+    return ar.emitOpError("a powersgd all-reduce must hold one matrix of "
+                          "static shape (run dist-split-powersgd first)");
+  int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
+  int64_t slot = slots;
+  slots += 2;
+  return lowerBucket(
+      module, ar, ar.getInputs(), kAllReducePowerSGDFn,
+      {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
+}
+
+LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots) {
   if (auto ar = dyn_cast<dist::AllReduceOp>(op))
-    return lowerBucket(module, op, ar.getInputs(), kAllReduceFn,
-                       {static_cast<int64_t>(ar.getKind())});
+    return lowerAllReduce(module, ar, slots);
   if (auto r = dyn_cast<dist::ReduceOp>(op)) {
     FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
     if (failed(root))
@@ -173,8 +209,9 @@ struct ConvertDistToRuntimePass
       if (isa<dist::AllReduceOp, dist::ReduceOp, dist::BroadcastOp>(op))
         ops.push_back(op);
     });
+    int64_t slots = 0;
     for (Operation *op : ops)
-      if (failed(lower(module, op)))
+      if (failed(lower(module, op, slots)))
         return signalPassFailure();
   }
 };

@@ -64,6 +64,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
 LogicalResult synchronize(ModuleOp module) {
   PassManager pm(module.getContext());
   pm.addPass(createSynchronize());
+  pm.addPass(createSplitPowerSGD());
   return pm.run(module);
 }
 

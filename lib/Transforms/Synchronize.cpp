@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <map>
+#include <tuple>
 
 namespace autodist {
 #define GEN_PASS_DEF_SYNCHRONIZE
@@ -35,6 +36,19 @@ struct Bucket {
   SmallVector<OpOperand *> uses;
 };
 
+/// A bucket per all-reduce group, compressor and PowerSGD rank: gradients of
+/// one group that ask for different compressors travel in different
+/// collectives.
+struct BucketKey {
+  int64_t group;
+  dist::Compressor compressor;
+  int64_t powerSGDRank;
+  bool operator<(const BucketKey &o) const {
+    return std::tie(group, compressor, powerSGDRank) <
+           std::tie(o.group, o.compressor, o.powerSGDRank);
+  }
+};
+
 /// The ONNX name of the parameter `v`, if it is a tagged argument of `func`.
 StringAttr paramName(func::FuncOp func, Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
@@ -43,37 +57,26 @@ StringAttr paramName(func::FuncOp func, Value v) {
   return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param");
 }
 
-/// The all-reduce group of a synchronizer this pass can carry out.
-FailureOr<int64_t> allReduceGroup(Operation *update, StringRef name,
-                                  Attribute sync) {
+/// The bucket of an all-reduce synchronizer.
+BucketKey bucketOf(Attribute sync) {
   auto ar = cast<dist::AllReduceSynchronizerAttr>(sync);
-  if (ar.getCompressor() != dist::Compressor::None)
-    return update->emitOpError("compressor '")
-           << dist::stringifyCompressor(ar.getCompressor())
-           << "' for parameter '" << name << "' is not supported yet";
-  return ar.getGroup();
+  return BucketKey{ar.getGroup(), ar.getCompressor(), ar.getRank()};
 }
 
 /// A partitioned gradient: sliced into its shards along the partition axis
 /// and put back together by a tensor.concat whose operands (the shards) join
 /// their own groups' buckets, so each shard is reduced with its group.
-LogicalResult splitIntoShards(Operation *update, StringRef name,
-                              dist::NodeConfigAttr node, OpOperand &use,
-                              std::map<int64_t, Bucket> &buckets) {
+void splitIntoShards(Operation *update, dist::NodeConfigAttr node,
+                     OpOperand &use, std::map<BucketKey, Bucket> &buckets) {
   dist::PartitionAttr p = node.getPartition();
   Value grad = use.get();
   auto type = cast<RankedTensorType>(grad.getType());
   int64_t axis = p.getAxis();
   SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
-  SmallVector<int64_t> groups;
-  for (Attribute part : node.getParts()) {
-    auto pn = cast<dist::NodeConfigAttr>(part);
-    FailureOr<int64_t> g =
-        allReduceGroup(update, pn.getVarName(), pn.getSynchronizer());
-    if (failed(g))
-      return failure();
-    groups.push_back(*g);
-  }
+  SmallVector<BucketKey> groups;
+  for (Attribute part : node.getParts())
+    groups.push_back(
+        bucketOf(cast<dist::NodeConfigAttr>(part).getSynchronizer()));
   OpBuilder b(update->getContext());
   if (Operation *def = grad.getDefiningOp())
     b.setInsertionPointAfter(def);
@@ -97,13 +100,12 @@ LogicalResult splitIntoShards(Operation *update, StringRef name,
   use.set(whole);
   for (auto [i, g] : llvm::enumerate(groups))
     buckets[g].uses.push_back(&whole->getOpOperand(i));
-  return success();
 }
 
-/// Groups every all-reduce gradient of `step` into buckets by its group;
-/// hands parameters on parameter servers to `ps`.
+/// Groups every all-reduce gradient of `step` into buckets by its group and
+/// compressor; hands parameters on parameter servers to `ps`.
 LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
-                             std::map<int64_t, Bucket> &buckets,
+                             std::map<BucketKey, Bucket> &buckets,
                              ParameterServerSync &ps) {
   WalkResult r = step.walk([&](nn::OptimizerUpdateOpInterface update) {
     StringAttr name = paramName(step, update.getUpdatedParam());
@@ -118,12 +120,9 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
       return WalkResult::interrupt();
     }
     if (usesParameterServer(node)) {
-      auto allReduceShard = [&](Operation *op, StringRef shard, Attribute sync,
+      auto allReduceShard = [&](Operation *, StringRef, Attribute sync,
                                 OpOperand &use) -> LogicalResult {
-        FailureOr<int64_t> group = allReduceGroup(op, shard, sync);
-        if (failed(group))
-          return failure();
-        buckets[*group].uses.push_back(&use);
+        buckets[bucketOf(sync)].uses.push_back(&use);
         return success();
       };
       if (failed(ps.add(update, name.getValue(), node, allReduceShard)))
@@ -137,15 +136,10 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                use->get().getDefiningOp()))
       use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
     if (!node.getPartition()) {
-      FailureOr<int64_t> group =
-          allReduceGroup(update, name.getValue(), node.getSynchronizer());
-      if (failed(group))
-        return WalkResult::interrupt();
-      buckets[*group].uses.push_back(use);
+      buckets[bucketOf(node.getSynchronizer())].uses.push_back(use);
       return WalkResult::advance();
     }
-    if (failed(splitIntoShards(update, name.getValue(), node, *use, buckets)))
-      return WalkResult::interrupt();
+    splitIntoShards(update, node, *use, buckets);
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -153,7 +147,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
 
 /// Replaces the values of `bucket` by their mean over all ranks, with one
 /// dist.all_reduce placed after the last of them is computed.
-void reduceBucket(OpBuilder &b, Block &body, int64_t group,
+void reduceBucket(OpBuilder &b, Block &body, BucketKey key,
                   const Bucket &bucket) {
   SmallVector<Value> values;
   Operation *last = nullptr;
@@ -169,13 +163,27 @@ void reduceBucket(OpBuilder &b, Block &body, int64_t group,
   else
     b.setInsertionPointToStart(&body);
   auto ar = dist::AllReduceOp::create(b, values.front().getLoc(), values,
-                                      dist::ReductionKind::Mean, group);
+                                      dist::ReductionKind::Mean, key.group);
+  if (key.compressor != dist::Compressor::None)
+    ar.setCompressor(key.compressor);
+  if (key.compressor == dist::Compressor::PowerSGD)
+    ar.setPowersgdRank(key.powerSGDRank);
   for (auto [use, reduced] : llvm::zip(bucket.uses, ar.getResults())) {
     use->set(reduced);
     Operation *user = use->getOwner();
     if (!isa<func::ReturnOp>(user) && user->isBeforeInBlock(ar))
       user->moveAfter(ar);
   }
+}
+
+/// The bucket the loss joins: the first uncompressed one, else a new
+/// uncompressed one of the first group.
+BucketKey lossBucket(const std::map<BucketKey, Bucket> &buckets) {
+  for (const auto &entry : buckets)
+    if (entry.first.compressor == dist::Compressor::None)
+      return entry.first;
+  return {buckets.empty() ? 0 : buckets.begin()->first.group,
+          dist::Compressor::None, 0};
 }
 
 struct SynchronizePass
@@ -192,13 +200,14 @@ struct SynchronizePass
       module.emitError("no @train_step to synchronize");
       return signalPassFailure();
     }
-    std::map<int64_t, Bucket> buckets;
+    std::map<BucketKey, Bucket> buckets;
     ParameterServerSync ps(step);
     if (failed(collectBuckets(step, strategy, buckets, ps)))
       return signalPassFailure();
-    // The loss rides in the first bucket (all-reduce if any, else parameter
-    // server): every rank then reports the mean loss over the global batch
-    // at no extra collective.
+    // The loss rides in the first uncompressed bucket (all-reduce if any,
+    // else parameter server): every rank then reports the mean loss over the
+    // global batch at no extra collective (one more if every bucket is
+    // compressed, so the loss stays exact).
     Operation *ret = step.getBody().front().getTerminator();
     for (unsigned i = 0; i < step.getNumResults(); ++i) {
       if (!step.getResultAttr(i, "nn.loss"))
@@ -206,12 +215,11 @@ struct SynchronizePass
       if (buckets.empty() && !ps.empty())
         ps.addLoss(ret->getOpOperand(i));
       else
-        buckets[buckets.empty() ? 0 : buckets.begin()->first].uses.push_back(
-            &ret->getOpOperand(i));
+        buckets[lossBucket(buckets)].uses.push_back(&ret->getOpOperand(i));
     }
     OpBuilder b(module.getContext());
-    for (auto &[group, bucket] : buckets)
-      reduceBucket(b, step.getBody().front(), group, bucket);
+    for (auto &[key, bucket] : buckets)
+      reduceBucket(b, step.getBody().front(), key, bucket);
     ps.finish();
     // Collectives went after the last value of their bucket; put every
     // user (shard reassembly, clipping, updates, broadcasts) after what it

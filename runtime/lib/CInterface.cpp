@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
@@ -49,11 +50,12 @@ private:
 
 namespace {
 /// Runs `fn(data, n)` on the elements of `buf` as one contiguous array
-/// (a packed copy for a strided view), counted as one collective and traced
-/// as `name`.
+/// (a packed copy for a strided view), counted as one collective of
+/// `wireBytes` bytes per element and traced as `name`.
 template <typename Fn>
-void onContiguous(const char *name, StridedMemref<float, 1> *buf, Fn fn) {
-  int64_t bytes = buf->sizes[0] * static_cast<int64_t>(sizeof(float));
+void onContiguous(const char *name, StridedMemref<float, 1> *buf, Fn fn,
+                  int64_t wireBytes = sizeof(float)) {
+  int64_t bytes = buf->sizes[0] * wireBytes;
   traffic::record(bytes);
   TraceCall traced(name, "comm",
                    [&] { return "\"bytes\": " + std::to_string(bytes); });
@@ -93,6 +95,61 @@ _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
   ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_f32");
   onContiguous("allreduce", buf,
                [&](float *data, int64_t n) { comm::allreduce(data, n, kind); });
+}
+
+/// The compressed all-reduces travel as halves (2 bytes per element).
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *buf,
+                                            int32_t op) {
+  ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_fp16_f32");
+  onContiguous(
+      "allreduce_fp16", buf,
+      [&](float *data, int64_t n) { compress::allreduceFp16(data, n, kind); },
+      2);
+}
+
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *buf,
+                                               int32_t op, int32_t bucket) {
+  ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_fp16_ef_f32");
+  if (bucket < 0)
+    fatal("autodist_rt_allreduce_fp16_ef_f32: bucket must be >= 0");
+  onContiguous(
+      "allreduce_fp16_ef", buf,
+      [&](float *data, int64_t n) {
+        try {
+          compress::allreduceFp16EF(data, n, kind, bucket);
+        } catch (const std::exception &e) {
+          fatal(e.what());
+        }
+      },
+      2);
+}
+
+/// PowerSGD runs two f32 all-reduces (P and Q), counted as two collectives.
+extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
+    StridedMemref<float, 1> *buf, int32_t op, int32_t slot, int32_t rows,
+    int32_t cols, int32_t rank) {
+  const char *fn = "autodist_rt_allreduce_powersgd_f32";
+  ReduceOp kind = reduceOp(op, fn);
+  if (slot < 0 || rows < 1 || cols < 1 || rank < 1 ||
+      buf->sizes[0] != static_cast<int64_t>(rows) * cols ||
+      (buf->strides[0] != 1 && buf->sizes[0] > 1))
+    fatal((std::string(fn) + ": bad slot, shape or buffer").c_str());
+  std::pair<int64_t, int64_t> bytes;
+  {
+    TraceCall traced("allreduce_powersgd", "comm", [&] {
+      return "\"bytes\": " + std::to_string(bytes.first + bytes.second);
+    });
+    try {
+      bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows,
+                                          cols, rank, kind, slot);
+    } catch (const std::exception &e) {
+      fatal(e.what());
+    }
+  }
+  traffic::record(bytes.first);
+  traffic::record(bytes.second);
 }
 
 extern "C" void

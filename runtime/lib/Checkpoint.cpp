@@ -53,6 +53,34 @@ std::vector<Tensor> readArrays(const ZipArchive &zip, const std::string &label,
   }
   return out;
 }
+std::string residualEntry(size_t rank) {
+  return "residuals/rank" + std::to_string(rank);
+}
+
+/// Loads the error-feedback residuals of `ranks` ranks, `sizes` elements
+/// per bucket.
+std::vector<std::vector<float>> readResiduals(const ZipArchive &zip,
+                                              const std::string &label,
+                                              const std::vector<int64_t> &sizes,
+                                              int64_t ranks) {
+  int64_t total = 0;
+  for (int64_t n : sizes) {
+    if (n < 0)
+      throw Error(label + " has a negative residual size");
+    total += n;
+  }
+  std::vector<std::vector<float>> out;
+  for (int64_t r = 0; r < ranks; ++r) {
+    std::string entry = residualEntry(r), what = entry + " in " + label;
+    Tensor t = decodeNpy(zip.read(entry + ".npy"), DType::F32, what);
+    if (t.shape() != std::vector<int64_t>{total})
+      throw Error(what + " has shape " + shapeString(t.shape()) +
+                  ", but residual_sizes add up to " + std::to_string(total));
+    const float *data = t.data<float>();
+    out.emplace_back(data, data + total);
+  }
+  return out;
+}
 } // namespace
 
 std::string Checkpoint::path(const std::string &dir) {
@@ -63,7 +91,8 @@ void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,
                        const std::vector<TensorSpec> &paramSpecs,
                        const std::vector<Tensor> &params,
                        const std::vector<TensorSpec> &stateSpecs,
-                       const std::vector<Tensor> &state) {
+                       const std::vector<Tensor> &state,
+                       const Residuals &residuals) {
   json meta = {{"format", kFormat},
                {"version", kCheckpointVersion},
                {"step", info.step},
@@ -74,6 +103,8 @@ void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,
                {"state", namesOf(stateSpecs)}};
   if (info.seed)
     meta["seed"] = static_cast<int64_t>(*info.seed);
+  if (!residuals.perRank.empty())
+    meta["residual_sizes"] = residuals.sizes;
   AtomicFileWriter out(path(dir));
   NpzWriter npz(out);
   npz.addFile(kMetaEntry, meta.dump() + "\n");
@@ -81,6 +112,12 @@ void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,
     npz.addArray("params/" + paramSpecs[i].name, params[i]);
   for (size_t i = 0; i < stateSpecs.size(); ++i)
     npz.addArray("state/" + stateSpecs[i].name, state[i]);
+  for (size_t r = 0; r < residuals.perRank.size(); ++r) {
+    const std::vector<float> &v = residuals.perRank[r];
+    Tensor t(DType::F32, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), t.data<float>());
+    npz.addArray(residualEntry(r), t);
+  }
   npz.finish();
   out.commit();
 }
@@ -119,6 +156,8 @@ Checkpoint Checkpoint::read(const std::string &dir,
     state = meta.at("state").get<std::vector<std::string>>();
     if (meta.contains("seed"))
       c.info.seed = static_cast<uint64_t>(meta["seed"].get<int64_t>());
+    if (meta.contains("residual_sizes"))
+      c.residuals.sizes = meta["residual_sizes"].get<std::vector<int64_t>>();
   } catch (const json::exception &e) {
     throw Error(label + " has a corrupt " + kMetaEntry + ": " + e.what());
   }
@@ -128,6 +167,9 @@ Checkpoint Checkpoint::read(const std::string &dir,
   c.params = readArrays(zip, label, params, paramSpecs, "parameter", "params");
   c.state =
       readArrays(zip, label, state, stateSpecs, "optimizer state", "state");
+  if (!c.residuals.sizes.empty())
+    c.residuals.perRank =
+        readResiduals(zip, label, c.residuals.sizes, c.info.worldSize);
   return c;
 }
 

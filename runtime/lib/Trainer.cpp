@@ -4,6 +4,7 @@
 #include "autodist/runtime/BatchPlan.h"
 #include "autodist/runtime/Checkpoint.h"
 #include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Dataset.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Inference.h"
@@ -135,7 +136,8 @@ private:
   void infer();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
-  /// Collective: every rank gets rank 0's step_, params_ and state_.
+  /// Collective: every rank gets rank 0's step_, params_ and state_, and
+  /// its own error-feedback residuals.
   void shareCheckpoint();
   /// Rank 0: the log file and the checkpoint directory.
   void openOutputs();
@@ -144,6 +146,9 @@ private:
   /// Collective: rank 0 gets the parts of the optimizer state that only
   /// their parameter servers hold (manifest `owners`).
   void gatherOwnedState();
+  /// Collective: rank 0 gets every rank's error-feedback residuals
+  /// (compress::residuals()) into residuals_.
+  void gatherResiduals();
   /// Rank 0: writes the checkpoint after `step` steps.
   void saveCheckpoint(int64_t step);
   /// Rank 0: close the log, --save, --eval/--predict.
@@ -171,8 +176,9 @@ private:
   std::vector<TensorSpec> stateSpecs_;
   // Double buffers: outputs never alias inputs.
   std::vector<Tensor> params_, nextParams_, state_, nextState_;
-  double baseLr_ = 0; // --lr or the manifest's; the schedule scales it
-  int64_t step_ = 0;  // steps done (before this run: the checkpoint's)
+  Residuals residuals_; // rank 0: every rank's, for a checkpoint
+  double baseLr_ = 0;   // --lr or the manifest's; the schedule scales it
+  int64_t step_ = 0;    // steps done (before this run: the checkpoint's)
   std::optional<Dataset> trainSet_, evalSet_, inferSet_;
   int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
@@ -313,6 +319,7 @@ void Trainer::loadCheckpoint() {
                    seed());
   params_ = std::move(c.params);
   state_ = std::move(c.state);
+  residuals_ = std::move(c.residuals);
   step_ = c.info.step;
 }
 
@@ -323,6 +330,37 @@ void Trainer::shareCheckpoint() {
   for (std::vector<Tensor> *ts : {&params_, &state_})
     for (Tensor &t : *ts)
       comm::broadcast(t.data(), t.byteSize(), 0);
+  // Each rank continues with its own residuals.
+  int64_t buckets = static_cast<int64_t>(residuals_.sizes.size());
+  comm::broadcast(&buckets, sizeof buckets, 0);
+  residuals_.sizes.resize(buckets);
+  comm::broadcast(residuals_.sizes.data(), buckets * sizeof(int64_t), 0);
+  if (buckets == 0)
+    return;
+  int64_t total = 0;
+  for (int64_t n : residuals_.sizes)
+    total += n;
+  std::vector<float> mine(total);
+  if (rank_ == 0)
+    mine = residuals_.perRank[0];
+  for (int r = 1; r < size_; ++r)
+    comm::sendTo(rank_ == 0 ? residuals_.perRank[r].data() : mine.data(),
+                 total * sizeof(float), 0, r);
+  compress::setResiduals(residuals_.sizes, mine);
+}
+
+void Trainer::gatherResiduals() {
+  residuals_ = {};
+  residuals_.sizes = compress::residualSizes();
+  if (residuals_.sizes.empty())
+    return;
+  std::vector<float> mine = compress::flatResiduals();
+  for (int r = 0; r < size_; ++r) {
+    std::vector<float> v = r == rank_ ? mine : std::vector<float>(mine.size());
+    comm::sendTo(v.data(), v.size() * sizeof(float), r, 0);
+    if (rank_ == 0)
+      residuals_.perRank.push_back(std::move(v));
+  }
 }
 
 /// Pieces along an axis are `outer` blocks of `size * inner` contiguous
@@ -366,7 +404,8 @@ void Trainer::saveCheckpoint(int64_t step) {
   if (rank_ == 0)
     Checkpoint::write(opts_.checkpoint,
                       {step, size_, opts_.batchSize, manifest_.model, seed()},
-                      manifest_.params, params_, stateSpecs_, state_);
+                      manifest_.params, params_, stateSpecs_, state_,
+                      residuals_);
 }
 
 /// A fixed (non -1) leading dimension pins the batch size.
@@ -531,6 +570,7 @@ int Trainer::train() {
                (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
     if (!opts_.checkpoint.empty() && due) {
       gatherOwnedState();
+      gatherResiduals();
       if (int code = collectively([&] { saveCheckpoint(step_); }))
         return code;
     }

@@ -35,6 +35,53 @@ func.func @single_sum(%a: tensor<5xf32>) -> tensor<5xf32> {
 
 // -----
 
+// Compressed buckets call their compressor's function; each error-feedback
+// bucket also passes the index of its residual (0, 1, ... in program order).
+// CHECK-LABEL: func @compressed
+// CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
+// CHECK: call @autodist_rt_allreduce_fp16_f32(%{{.*}}, %[[MEAN]]) : (memref<?xf32>, i32) -> ()
+// CHECK: %[[M0:.*]] = arith.constant 1 : i32
+// CHECK: %[[E0:.*]] = arith.constant 0 : i32
+// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[M0]], %[[E0]]) : (memref<?xf32>, i32, i32) -> ()
+// CHECK: %[[M1:.*]] = arith.constant 1 : i32
+// CHECK: %[[E1:.*]] = arith.constant 1 : i32
+// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[M1]], %[[E1]])
+// CHECK: call @autodist_rt_allreduce_f32(
+// CHECK-DAG: func.func private @autodist_rt_allreduce_fp16_f32(memref<?xf32>, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @autodist_rt_allreduce_fp16_ef_f32(memref<?xf32>, i32, i32) attributes {llvm.emit_c_interface}
+func.func @compressed(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>) {
+  %h = dist.all_reduce mean %a {compressor = #dist.compressor<fp16>} : tensor<4x3xf32>
+  %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
+  %f = dist.all_reduce mean %a {compressor = #dist.compressor<fp16_ef>, group = 1 : i64} : tensor<4x3xf32>
+  %r = dist.all_reduce mean %l : tensor<f32>
+  return %h, %e, %f, %r : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>
+}
+
+// -----
+
+// PowerSGD (one matrix per all-reduce, dist-split-powersgd): rows = first
+// dimension, cols = the rest, and two state slots, numbered after the
+// error-feedback buckets before it.
+// CHECK-LABEL: func @powersgd
+// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(
+// CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
+// CHECK: %[[SLOT:.*]] = arith.constant 1 : i32
+// CHECK: %[[ROWS:.*]] = arith.constant 4 : i32
+// CHECK: %[[COLS:.*]] = arith.constant 6 : i32
+// CHECK: %[[RANK:.*]] = arith.constant 2 : i32
+// CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %[[MEAN]], %[[SLOT]], %[[ROWS]], %[[COLS]], %[[RANK]]) : (memref<?xf32>, i32, i32, i32, i32, i32) -> ()
+// CHECK: %[[SLOT2:.*]] = arith.constant 3 : i32
+// CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %{{.*}}, %[[SLOT2]],
+// CHECK: func.func private @autodist_rt_allreduce_powersgd_f32(memref<?xf32>, i32, i32, i32, i32, i32) attributes {llvm.emit_c_interface}
+func.func @powersgd(%a: tensor<4x3x2xf32>, %b: tensor<3xf32>, %c: tensor<5x5xf32>) -> (tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>) {
+  %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
+  %p = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3x2xf32>
+  %q = dist.all_reduce mean %c {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<5x5xf32>
+  return %e, %p, %q : tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>
+}
+
+// -----
+
 // Reduce and broadcast pass their root as the index of its device in the
 // cluster (10.0.0.2:CPU:1 is device 2) and whether to go through node
 // proxies (local replication).

@@ -16,17 +16,6 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
 
 // -----
 
-module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
-    #dist.node<"w", #dist.allreduce<spec = auto, compressor = fp16, group = 0>>]>} {
-  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-    // expected-error@+1 {{compressor 'fp16' for parameter 'w' is not supported yet}}
-    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-    return %0 : tensor<4xf32>
-  }
-}
-
-// -----
-
 // Asynchronous parameter servers and bounded staleness are represented but
 // cannot be carried out.
 

@@ -113,6 +113,20 @@ TEST_F(CheckpointFixture, NoStateAndNoParams) {
   EXPECT_TRUE(c.state.empty());
 }
 
+TEST_F(CheckpointFixture, ErrorFeedbackResidualsPerRank) {
+  // info: 2 ranks; two buckets of 3 and 1 elements.
+  Residuals r{{3, 1}, {{1.5f, -2, 0, 3}, {0, 0.25f, 7, -1}}};
+  Checkpoint::write(dir, info, params, paramValues, state, stateValues, r);
+  Checkpoint c = Checkpoint::read(dir, params, state);
+  EXPECT_EQ(c.residuals.sizes, r.sizes);
+  EXPECT_EQ(c.residuals.perRank, r.perRank);
+  // Without residuals the checkpoint has none.
+  Checkpoint::write(dir, info, params, paramValues, state, stateValues);
+  c = Checkpoint::read(dir, params, state);
+  EXPECT_TRUE(c.residuals.sizes.empty());
+  EXPECT_TRUE(c.residuals.perRank.empty());
+}
+
 TEST_F(CheckpointFixture, Missing) {
   EXPECT_EQ(readError(params, state),
             "cannot resume: there is no checkpoint '" + dir +

@@ -36,6 +36,13 @@ func.func @bucket(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -> (t
   %r:3 = dist.all_reduce mean %a, %b, %l {group = 2 : i64} : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
   // CHECK: dist.all_reduce sum
   %s = dist.all_reduce sum %a : tensor<4x3xf32>
+  // A compressed bucket names its compressor.
+  // CHECK: dist.all_reduce mean %{{.*}} {compressor = #dist.compressor<fp16>} : tensor<4x3xf32>
+  %h = dist.all_reduce mean %a {compressor = #dist.compressor<fp16>} : tensor<4x3xf32>
+  // CHECK: dist.all_reduce mean %{{.*}} {compressor = #dist.compressor<fp16_ef>, group = 1 : i64} : tensor<3xf32>
+  %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>, group = 1 : i64} : tensor<3xf32>
+  // CHECK: dist.all_reduce mean %{{.*}} {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3xf32>
+  %p = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3xf32>
   return %r#0, %r#1, %r#2 : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
 }
 

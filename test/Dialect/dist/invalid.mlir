@@ -150,6 +150,22 @@ func.func @int_bucket(%a: tensor<4xi32>) {
 
 // -----
 
+func.func @powersgd_without_rank(%a: tensor<4xf32>) {
+  // expected-error@+1 {{compressor 'powersgd' needs powersgd_rank >= 1, got 0}}
+  %0 = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rank_without_powersgd(%a: tensor<4xf32>) {
+  // expected-error@+1 {{powersgd_rank only applies to compressor 'powersgd'}}
+  %0 = dist.all_reduce mean %a {compressor = #dist.compressor<fp16>, powersgd_rank = 2 : i64} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @no_root(%a: tensor<4xf32>) {
   // expected-error@+1 {{needs a root device}}
   %0 = dist.reduce mean %a {root = ""} : tensor<4xf32>

@@ -15,6 +15,9 @@
 //                          (seed only for models with dropout)
 //   params/<name>.npy      one <f4 array per parameter, manifest order
 //   state/<name>.npy       one <f4 array per optimizer state buffer
+//   residuals/rank<r>.npy  with fp16 error feedback: rank r's residuals, all
+//                          buckets in order (sizes in checkpoint.json
+//                          "residual_sizes"), one per rank of the run
 // so numpy.load(DIR + "/checkpoint.npz")["params/fc1.weight"] reads it too.
 //
 //===----------------------------------------------------------------------===//
@@ -45,19 +48,30 @@ struct CheckpointInfo {
   std::optional<uint64_t> seed;
 };
 
+/// The error-feedback residuals of every rank (compress::residuals()):
+/// `perRank[r]` is rank r's residuals of all buckets, concatenated in bucket
+/// order; `sizes` are the buckets' element counts.
+struct Residuals {
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<float>> perRank;
+};
+
 struct Checkpoint {
   CheckpointInfo info;
   std::vector<Tensor> params, state;
+  Residuals residuals;
 
   /// DIR/checkpoint.npz.
   static std::string path(const std::string &dir);
 
-  /// Writes `path(dir)` atomically; `params`/`state` match the specs.
+  /// Writes `path(dir)` atomically; `params`/`state` match the specs;
+  /// `residuals` has no ranks or `info.worldSize` of them.
   static void write(const std::string &dir, const CheckpointInfo &info,
                     const std::vector<TensorSpec> &paramSpecs,
                     const std::vector<Tensor> &params,
                     const std::vector<TensorSpec> &stateSpecs,
-                    const std::vector<Tensor> &state);
+                    const std::vector<Tensor> &state,
+                    const Residuals &residuals = {});
 
   /// Reads `path(dir)`, checking the format and that its parameters and
   /// state are exactly `paramSpecs` and `stateSpecs` (names and shapes).

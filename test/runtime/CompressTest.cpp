@@ -1,0 +1,186 @@
+//===- CompressTest.cpp - Compressed all-reduce in one process ------------===//
+//
+// With one rank the compressed all-reduce returns this rank's contribution
+// as it travels: rounded to IEEE half. That is the whole error of fp16
+// (docs/design.md, "Compression"): |fp16(g) - g| <= 2^-11 |g| for normal
+// halves and <= 2^-25 below them; error feedback carries it to the next step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Memref.h"
+#include "autodist/runtime/Traffic.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace autodist::rt;
+
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *, int32_t);
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *,
+                                               int32_t, int32_t);
+
+namespace {
+/// Gradient-like values over many binades, including subnormal halves.
+std::vector<float> samples() {
+  std::mt19937 gen(7);
+  std::normal_distribution<float> mantissa(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 10);
+  std::vector<float> v = {0.0f, 1.0f, -2.5f, 65504.0f, 1e-8f};
+  for (int i = 0; i < 1000; ++i)
+    v.push_back(std::ldexp(mantissa(gen), exponent(gen)));
+  return v;
+}
+
+StridedMemref<float, 1> view(std::vector<float> &v) {
+  return {v.data(), v.data(), 0, {static_cast<int64_t>(v.size())}, {1}};
+}
+} // namespace
+
+TEST(Compress, RoundToHalf) {
+  EXPECT_EQ(compress::roundToHalf(1.0f), 1.0f);
+  // Half's spacing at 1 is 2^-10; ties go to the even neighbour.
+  EXPECT_EQ(compress::roundToHalf(1.0f + 1.0f / 2048), 1.0f);
+  EXPECT_EQ(compress::roundToHalf(1.0f + 3.0f / 2048), 1.0f + 2.0f / 1024);
+  EXPECT_EQ(compress::roundToHalf(1.0f + 3.0f / 4096), 1.0f + 1.0f / 1024);
+  EXPECT_EQ(compress::roundToHalf(65504.0f), 65504.0f);
+  EXPECT_TRUE(std::isinf(compress::roundToHalf(1e6f)));
+}
+
+TEST(Compress, Fp16IsHalfRoundingWithinTheBound) {
+  std::vector<float> g = samples(), v = g;
+  StridedMemref<float, 1> m = view(v);
+  traffic::take();
+  _mlir_ciface_autodist_rt_allreduce_fp16_f32(&m, 1);
+  traffic::Counts c = traffic::take();
+  EXPECT_EQ(c.collectives, 1);
+  EXPECT_EQ(c.bytes, static_cast<int64_t>(2 * g.size())); // halves travel
+  for (size_t i = 0; i < g.size(); ++i) {
+    EXPECT_EQ(v[i], compress::roundToHalf(g[i])) << "element " << i;
+    EXPECT_LE(std::fabs(v[i] - g[i]),
+              std::ldexp(std::fabs(g[i]), -11) + std::ldexp(1.0f, -25))
+        << "element " << i << " = " << g[i];
+  }
+}
+
+TEST(Compress, ErrorFeedbackCarriesTheRoundingError) {
+  // Sending the same gradient for k steps: the sum of what was sent stays
+  // within one rounding error of k * g (the residual), instead of drifting
+  // by k rounding errors.
+  std::vector<float> g = {1.0f + 1.0f / 4096 + 1.0f / 65536, 3e-3f, -7.1e-6f};
+  std::vector<double> sent(g.size(), 0.0);
+  constexpr int kSteps = 64;
+  constexpr int32_t kBucket = 5;
+  for (int step = 0; step < kSteps; ++step) {
+    std::vector<float> v = g;
+    StridedMemref<float, 1> m = view(v);
+    _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(&m, 0, kBucket);
+    for (size_t i = 0; i < g.size(); ++i) {
+      EXPECT_EQ(v[i], compress::roundToHalf(v[i])); // a half was sent
+      sent[i] += v[i];
+    }
+  }
+  const std::vector<float> &e = compress::residuals().at(kBucket);
+  ASSERT_EQ(e.size(), g.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    double target = static_cast<double>(kSteps) * g[i];
+    // sum sent + residual == k * g up to float additions.
+    EXPECT_NEAR(sent[i] + e[i], target, 1e-5 * std::fabs(target));
+    EXPECT_LE(std::fabs(e[i]),
+              std::ldexp(std::fabs(g[i]), -10) + std::ldexp(1.0f, -25));
+    // Plain fp16 would be off by k times the rounding error.
+    double plain = kSteps * static_cast<double>(compress::roundToHalf(g[i]));
+    EXPECT_LT(std::fabs(sent[i] - target), std::fabs(plain - target));
+  }
+}
+
+namespace {
+/// A row-major `rows` x `cols` matrix of rank `rank` (sum of outer products).
+std::vector<float> lowRank(int64_t rows, int64_t cols, int rank, int seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> m(rows * cols, 0.0f);
+  for (int k = 0; k < rank; ++k) {
+    std::vector<float> u(rows), v(cols);
+    for (float &x : u)
+      x = dist(gen);
+    for (float &x : v)
+      x = dist(gen);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        m[i * cols + j] += u[i] * v[j];
+  }
+  return m;
+}
+
+float maxAbsDiff(const std::vector<float> &a, const std::vector<float> &b) {
+  float d = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
+} // namespace
+
+TEST(Compress, PowerSGDRecoversAMatrixOfItsRank) {
+  // One rank: the mean is this rank's matrix; rank >= its rank (and a
+  // full-rank request on a rank-deficient matrix) reproduce it, residual ~0.
+  for (auto [rank, requested] : {std::pair{2, 2}, std::pair{3, 6}}) {
+    std::vector<float> g = lowRank(6, 8, rank, rank), v = g;
+    compress::residuals().clear();
+    auto bytes = compress::allreducePowerSGD(v.data(), 6, 8, requested,
+                                             ReduceOp::Mean, 0);
+    int64_t r = std::min(requested, 6);
+    EXPECT_EQ(bytes.first, 6 * r * 4);  // P
+    EXPECT_EQ(bytes.second, 8 * r * 4); // Q
+    EXPECT_LT(maxAbsDiff(v, g), 1e-4f) << "rank " << rank;
+    for (float e : compress::residuals().at(0))
+      EXPECT_LT(std::fabs(e), 1e-4f);
+  }
+}
+
+TEST(Compress, PowerSGDKeepsWhatItMissesAndWarmStarts) {
+  // Rank 1 of a rank-3 matrix: approximation + residual == the matrix; the
+  // next step sends part of the residual (error feedback), and Q persists.
+  compress::residuals().clear();
+  std::vector<float> g = lowRank(5, 7, 3, 11), v = g;
+  compress::allreducePowerSGD(v.data(), 5, 7, 1, ReduceOp::Mean, 2);
+  const std::vector<float> &e = compress::residuals().at(2);
+  std::vector<float> sum(g.size());
+  for (size_t i = 0; i < g.size(); ++i)
+    sum[i] = v[i] + e[i];
+  EXPECT_LT(maxAbsDiff(sum, g), 1e-5f);
+  float firstError = maxAbsDiff(v, g);
+  EXPECT_GT(firstError, 1e-2f); // rank 1 cannot be exact
+  std::vector<float> q = compress::residuals().at(3);
+  EXPECT_EQ(q.size(), 7u);
+  // Sending the same gradient again: over k steps the mean of the sent
+  // approximations approaches g (the residual stays bounded), while without
+  // error feedback every step would miss by `firstError`.
+  std::vector<double> sent(v.begin(), v.end());
+  constexpr int kSteps = 30;
+  for (int step = 1; step < kSteps; ++step) {
+    std::vector<float> w = g;
+    compress::allreducePowerSGD(w.data(), 5, 7, 1, ReduceOp::Mean, 2);
+    for (size_t i = 0; i < g.size(); ++i)
+      sent[i] += w[i];
+  }
+  EXPECT_NE(compress::residuals().at(3), q); // Q moved on
+  double worst = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    worst = std::max(worst, std::fabs(sent[i] / kSteps - g[i]));
+  EXPECT_LT(worst, firstError / 4) << "first step's error " << firstError;
+}
+
+TEST(Compress, PowerSGDStateOfAnotherSizeIsAnError) {
+  compress::residuals().clear();
+  std::vector<float> v(12, 1.0f);
+  compress::allreducePowerSGD(v.data(), 3, 4, 2, ReduceOp::Mean, 0);
+  std::vector<float> w(12, 1.0f);
+  EXPECT_THROW(
+      compress::allreducePowerSGD(w.data(), 4, 3, 2, ReduceOp::Mean, 0),
+      std::exception);
+}
