@@ -151,8 +151,9 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
   FailureOr<Value> buf = packBucket(b, op, inputs);
   if (failed(buf))
     return failure();
+  SmallVector<Value> constants = i32Constants(b, loc, scalars);
   SmallVector<Value> args = {dynamicView(b, loc, *buf)};
-  llvm::append_range(args, i32Constants(b, loc, scalars));
+  llvm::append_range(args, constants);
   func::FuncOp callee =
       declareRuntimeFn(module, fn, ValueRange(args).getTypes());
   func::CallOp::create(b, loc, callee, args);
