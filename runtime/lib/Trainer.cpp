@@ -498,9 +498,9 @@ int Trainer::train() {
     model_.trainStep(args.get());
     trace::endStep(step + 1, *loss.data<float>());
     if (comm::pendingAllreduces() != 0)
-      throw std::runtime_error("internal: the train step left " +
-                               std::to_string(comm::pendingAllreduces()) +
-                               " all-reduces unfinished");
+      throw Error("internal: the train step left " +
+                  std::to_string(comm::pendingAllreduces()) +
+                  " all-reduces unfinished");
     traffic::Counts sent = traffic::take();
     std::swap(params_, nextParams_);
     std::swap(state_, nextState_);
