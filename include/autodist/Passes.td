@@ -255,7 +255,11 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
     before the first operation of the block that uses a reduced value, and
     the slices are taken after it. Passing the buffer to the wait keeps it
     allocated and unwritten between the two calls through bufferization and
-    deallocation. `overlap=false` emits the blocking call.
+    deallocation. An all-reduce with nothing but constants and empty tensors
+    before its first use (e.g. a single bucket right before the updates)
+    keeps the blocking call: there is nothing to overlap, and OpenMPI's
+    non-blocking algorithms are slower than its tuned blocking ones.
+    `overlap=false` emits the blocking call everywhere.
   }];
   let options = [
     Option<"overlap", "overlap", "bool", /*default=*/"true",

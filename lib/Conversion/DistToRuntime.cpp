@@ -215,9 +215,21 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
   return it - devices.begin();
 }
 
+/// Whether any work (more than constants and empty tensors) runs between
+/// `ar` and the first use of its results: if not, a start and a wait gain
+/// nothing over the blocking call (and OpenMPI's non-blocking algorithms are
+/// slower than its tuned blocking ones, bench/README.md).
+bool canOverlap(dist::AllReduceOp ar) {
+  Operation *wait = firstUserInBlock(ar);
+  for (Operation *op = ar->getNextNode(); op != wait; op = op->getNextNode())
+    if (!op->hasTrait<OpTrait::ConstantLike>() && !isa<tensor::EmptyOp>(op))
+      return true;
+  return false;
+}
+
 LogicalResult lower(ModuleOp module, Operation *op, bool overlap) {
   auto ar = dyn_cast<dist::AllReduceOp>(op);
-  if (ar && overlap)
+  if (ar && overlap && canOverlap(ar))
     return lowerAllReduceAsync(module, ar);
   if (ar)
     return lowerBucket(module, op, ar.getInputs(), kAllReduceFn,

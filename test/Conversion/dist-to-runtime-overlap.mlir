@@ -31,15 +31,22 @@ func.func @overlap(%a: tensor<4x3xf32>, %l: tensor<f32>) -> (tensor<4x3xf32>, te
 
 // -----
 
-// Unused results: the wait goes before the terminator.
-// CHECK-LABEL: func @unused
-// CHECK: %[[H:.*]] = call @autodist_rt_allreduce_start_f32
-// CHECK-NEXT: arith.constant 0 : i32
-// CHECK-NEXT: call @autodist_rt_allreduce_wait_f32(%{{.*}}, %[[H]], %{{.*}})
+// Nothing to overlap (only constants and empty tensors before the first
+// use, or no use at all): the blocking call.
+// CHECK-LABEL: func @adjacent
+// CHECK-NOT: allreduce_start
+// CHECK: call @autodist_rt_allreduce_f32
+// CHECK-NOT: allreduce_start
+// CHECK: call @autodist_rt_allreduce_f32
+// CHECK-NOT: allreduce_start
 // CHECK: return
-func.func @unused(%a: tensor<5xf32>) {
+func.func @adjacent(%a: tensor<5xf32>) -> tensor<5xf32> {
   %r = dist.all_reduce sum %a : tensor<5xf32>
-  return
+  %c = arith.constant dense<1.0> : tensor<5xf32>
+  %e = tensor.empty() : tensor<5xf32>
+  %f = arith.addf %r, %c : tensor<5xf32>
+  %u = dist.all_reduce sum %f : tensor<5xf32>
+  return %f : tensor<5xf32>
 }
 
 // -----

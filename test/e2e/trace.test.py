@@ -31,15 +31,17 @@ for rank, path in enumerate(args.files):
         inside = [s for s in steps if s["ts"] <= e["ts"] + 1e-3 and
                   e["ts"] + e["dur"] <= s["ts"] + s["dur"] + 1e-3]
         assert len(inside) == 1, e
-    # Every all-reduce is a start and a wait (same handle, the wait later);
-    # a step's starts carry the bucket bytes, --buckets per step.
+    # An all-reduce is blocking (`allreduce`) or a start and a wait (same
+    # handle, the wait later); a step has --buckets of them, carrying
+    # --bytes in all.
+    blocking = by_name.get("allreduce", [])
     starts = by_name.get("allreduce_start", [])
     waits = by_name.get("allreduce_wait", [])
-    assert len(starts) == len(waits) == args.steps * args.buckets, (
-        len(starts), len(waits))
+    assert len(starts) == len(waits), (len(starts), len(waits))
+    assert len(blocking) + len(starts) == args.steps * args.buckets
     for step in steps:
-        mine = [e for e in starts if step["ts"] <= e["ts"] <= step["ts"] +
-                step["dur"]]
+        mine = [e for e in blocking + starts
+                 if step["ts"] <= e["ts"] <= step["ts"] + step["dur"]]
         assert len(mine) == args.buckets, mine
         assert sum(e["args"]["bytes"] for e in mine) == args.bytes, mine
     overlapped = 0
@@ -58,9 +60,11 @@ for rank, path in enumerate(args.files):
     gemms = by_name.get("sgemm", [])
     assert gemms and all(min(e["args"][d] for d in "mnk") > 0 for e in gemms)
     assert by_name.get("compute"), "no compute events"
-    assert set(by_name) == {"allreduce_start", "allreduce_wait", "sgemm",
-                            "compute"}, set(by_name)
-    print(f"rank {rank}: {len(steps)} steps, {args.buckets} allreduce "
-          f"start/wait per step ({args.bytes} bytes), sgemm and compute "
-          f"inside steps" +
+    assert set(by_name) <= {"allreduce", "allreduce_start", "allreduce_wait",
+                            "sgemm", "compute"}, set(by_name)
+    assert {"sgemm", "compute"} <= set(by_name), set(by_name)
+    print(f"rank {rank}: {len(steps)} steps, per step "
+          f"{len(blocking) // args.steps} blocking and "
+          f"{len(starts) // args.steps} started/waited all-reduces "
+          f"({args.bytes} bytes), sgemm and compute inside steps" +
           (", sgemm while a bucket travels" if overlapped else ""))
