@@ -354,7 +354,8 @@ def prepare_model(kind, work, args, batch=None):
     t = time.perf_counter()
     p = subprocess.run([args.compiler, path, "--train", "--loss=cross_entropy",
                         "--optimizer=sgd", "--lr=0.01", "--strategy=allreduce",
-                        "-o", exe, "--quiet"] + extra_flags,
+                        "-o", exe, "--quiet"] + extra_flags +
+                       args.compile_flags.split(),
                        capture_output=True, text=True)
     compile_s = time.perf_counter() - t
     if p.returncode != 0:
@@ -456,6 +457,9 @@ def main():
                     help="scratch dir (default: a temporary dir, removed)")
     ap.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin",
                                                        "autodist-compile"))
+    ap.add_argument("--compile-flags", default="",
+                    help="extra autodist-compile flags, space-separated "
+                         "(e.g. --bucket-bytes=0)")
     ap.add_argument("--torch-python", default=os.environ.get(
         "AUTODIST_TORCH_PYTHON", "/usr/bin/python3"))
     ap.add_argument("--workloads",
@@ -588,7 +592,9 @@ def main():
                       "thread_env": THREAD_ENV, "malloc_env": MALLOC_ENV,
                       "compile_cmd": "autodist-compile M.onnx --train "
                       "--loss=cross_entropy --optimizer=sgd --lr=0.01 "
-                      "--strategy=allreduce -o M.train --quiet"},
+                      "--strategy=allreduce -o M.train --quiet" +
+                      (" " + args.compile_flags if args.compile_flags
+                       else "")},
            "skipped": {m["name"]: m["error"] for m in models.values()
                        if "error" in m},
            "workloads": workloads,

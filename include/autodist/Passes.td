@@ -207,6 +207,34 @@ def SplitPowerSGD : Pass<"dist-split-powersgd", "mlir::ModuleOp"> {
   let dependentDialects = ["autodist::dist::DistDialect"];
 }
 
+def SplitBuckets : Pass<"dist-split-buckets", "mlir::ModuleOp"> {
+  let summary = "Cut large all-reduce buckets into size-capped ones";
+  let description = [{
+    Splits every `dist.all_reduce` whose operands exceed `bucket-bytes` in
+    all into consecutive buckets of at most `bucket-bytes` (a larger tensor
+    gets a bucket of its own), filled in reverse order of computation: the
+    values computed last in the backward pass (the gradients of the first
+    layers of the forward pass) go into the last bucket. Each bucket keeps
+    the kind and group of the original and is placed right after the last of
+    its values is computed, so that `convert-dist-to-runtime` starts its
+    collective while the rest of the backward pass runs. `bucket-bytes=0`
+    keeps every group in one collective.
+
+    ```mlir
+    // bucket-bytes=1024: %gw (2048 bytes, computed last) and %gb (128 bytes)
+    %g:2 = dist.all_reduce mean %gw, %gb : tensor<16x32xf32>, tensor<32xf32>
+    // becomes, %gb's all-reduce right after %gb is computed:
+    %b = dist.all_reduce mean %gb : tensor<32xf32>
+    %w = dist.all_reduce mean %gw : tensor<16x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"1048576",
+           "Largest bucket in bytes (0: one bucket per group)">
+  ];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
 def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let summary = "Record the runtime manifest and mark the exported entry points";
   let description = [{
@@ -245,7 +273,25 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
     `dist.broadcast` do the same with `autodist_rt_reduce_f32` and
     `autodist_rt_broadcast_f32`, their root given as the index of its device
     in the module's `dist.cluster` (the local cluster without one).
+
+    With `overlap` (the default) an all-reduce is split in two calls: the
+    bucket is packed and `autodist_rt_allreduce_start_f32` (a non-blocking
+    MPI_Iallreduce, returning a handle) is called where the `dist.all_reduce`
+    stands, i.e. right after the last value of its bucket is computed; the
+    matching `autodist_rt_allreduce_wait_f32(buffer, handle, kind)` goes right
+    before the first operation of the block that uses a reduced value, and
+    the slices are taken after it. Passing the buffer to the wait keeps it
+    allocated and unwritten between the two calls through bufferization and
+    deallocation. An all-reduce with nothing but constants and empty tensors
+    before its first use (e.g. a single bucket right before the updates)
+    keeps the blocking call: there is nothing to overlap, and OpenMPI's
+    non-blocking algorithms are slower than its tuned blocking ones.
+    `overlap=false` emits the blocking call everywhere.
   }];
+  let options = [
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "Split all-reduces into a start and a wait before the first use">
+  ];
   let dependentDialects = ["mlir::tensor::TensorDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::func::FuncDialect",

@@ -4,7 +4,9 @@
 // becomes one contiguous buffer, one in-place call into the runtime
 // (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md;
 // a compressed all-reduce calls `autodist_rt_allreduce_<compressor>_f32`)
-// and slices back to the operand shapes.
+// and slices back to the operand shapes. With `overlap` an uncompressed
+// all-reduce is started where it is and waited for before the first use of
+// its results (`autodist_rt_allreduce_{start,wait}_f32`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,17 +37,19 @@ constexpr StringLiteral kAllReduceFp16EFFn =
     "autodist_rt_allreduce_fp16_ef_f32";
 constexpr StringLiteral kAllReducePowerSGDFn =
     "autodist_rt_allreduce_powersgd_f32";
+constexpr StringLiteral kAllReduceStartFn = "autodist_rt_allreduce_start_f32";
+constexpr StringLiteral kAllReduceWaitFn = "autodist_rt_allreduce_wait_f32";
 constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
 constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
 
 /// Declares `name(argTypes)` with a C interface, once per module.
 func::FuncOp declareRuntimeFn(ModuleOp module, StringRef name,
-                              TypeRange argTypes) {
+                              TypeRange argTypes, TypeRange resultTypes = {}) {
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                b.getFunctionType(argTypes, {}));
+                                b.getFunctionType(argTypes, resultTypes));
   f.setPrivate();
   f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
   return f;
@@ -79,17 +83,14 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
-/// Replaces the bucket collective `op` by: its `inputs` flattened and
-/// concatenated into a private buffer, one in-place call `fn(buffer,
-/// scalars...)` (i32 scalars), and slices of the buffer back to the operand
-/// shapes.
-LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
-                          StringRef fn, ArrayRef<int64_t> scalars) {
+/// The operands of a bucket collective flattened and concatenated, copied
+/// into a fresh buffer that the runtime works on in place (the bucket's own
+/// buffer may be shared).
+FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
   for (Value v : inputs)
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
       return op->emitOpError("operand of dynamic shape ")
              << v.getType() << " cannot be bucketed";
-  IRRewriter b(op);
   Location loc = op->getLoc();
   SmallVector<Value> flats;
   for (Value v : inputs)
@@ -99,31 +100,43 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
                      : tensor::ConcatOp::create(b, loc, 0, flats).getResult();
   auto bucketType = cast<RankedTensorType>(bucket.getType());
   auto bufType = MemRefType::get(bucketType.getShape(), b.getF32Type());
-  auto dynType = MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
-
-  // Work on a private copy in place: the bucket's own buffer may be shared.
   Value src = bufferization::ToBufferOp::create(b, loc, bufType, bucket);
   Value buf = memref::AllocOp::create(b, loc, bufType);
   memref::CopyOp::create(b, loc, src, buf);
-  SmallVector<Value> args = {};
-  SmallVector<Type> argTypes = {dynType};
-  for (int64_t v : scalars) {
-    args.push_back(arith::ConstantIntOp::create(b, loc, v, 32));
-    argTypes.push_back(b.getI32Type());
-  }
-  func::FuncOp callee = declareRuntimeFn(module, fn, argTypes);
-  args.insert(args.begin(), memref::CastOp::create(b, loc, dynType, buf));
-  func::CallOp::create(b, loc, callee, args);
+  return buf;
+}
+
+/// `buf` as the 1-D dynamic memref the runtime's C ABI takes.
+Value dynamicView(OpBuilder &b, Location loc, Value buf) {
+  auto dynType = MemRefType::get({ShapedType::kDynamic}, b.getF32Type());
+  return memref::CastOp::create(b, loc, dynType, buf);
+}
+
+/// i32 constants for the scalar arguments of a runtime call.
+SmallVector<Value> i32Constants(OpBuilder &b, Location loc,
+                                ArrayRef<int64_t> scalars) {
+  SmallVector<Value> out;
+  for (int64_t v : scalars)
+    out.push_back(arith::ConstantIntOp::create(b, loc, v, 32));
+  return out;
+}
+
+/// Replaces the results of `op` by the reduced bucket in `buf`, sliced back
+/// to the shapes of `inputs`.
+void unpackBucket(IRRewriter &b, Operation *op, ValueRange inputs, Value buf) {
+  Location loc = op->getLoc();
+  auto bufType = cast<MemRefType>(buf.getType());
+  auto bucketType =
+      RankedTensorType::get(bufType.getShape(), bufType.getElementType());
   Value done = bufferization::ToTensorOp::create(b, loc, bucketType, buf,
                                                  /*restrict=*/true,
                                                  /*writable=*/true);
-
   SmallVector<Value> results;
   int64_t offset = 0;
   for (Value v : inputs) {
     auto t = cast<RankedTensorType>(v.getType());
     Value slice = done;
-    if (flats.size() > 1)
+    if (inputs.size() > 1)
       slice = tensor::ExtractSliceOp::create(
           b, loc, done, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
           ArrayRef<OpFoldResult>{b.getIndexAttr(t.getNumElements())},
@@ -132,6 +145,65 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
     offset += t.getNumElements();
   }
   b.replaceOp(op, results);
+}
+
+/// Replaces the bucket collective `op` by its packed bucket, one in-place
+/// call `fn(buffer, scalars...)` (i32 scalars), and slices of the buffer
+/// back to the operand shapes.
+LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
+                          StringRef fn, ArrayRef<int64_t> scalars) {
+  IRRewriter b(op);
+  Location loc = op->getLoc();
+  FailureOr<Value> buf = packBucket(b, op, inputs);
+  if (failed(buf))
+    return failure();
+  SmallVector<Value> constants = i32Constants(b, loc, scalars);
+  SmallVector<Value> args = {dynamicView(b, loc, *buf)};
+  llvm::append_range(args, constants);
+  func::FuncOp callee =
+      declareRuntimeFn(module, fn, ValueRange(args).getTypes());
+  func::CallOp::create(b, loc, callee, args);
+  unpackBucket(b, op, inputs, *buf);
+  return success();
+}
+
+/// The first operation of `op`'s block that uses a result of `op` (directly
+/// or inside its regions); the terminator when nothing does.
+Operation *firstUserInBlock(Operation *op) {
+  Block *block = op->getBlock();
+  Operation *first = block->getTerminator();
+  for (Operation *user : op->getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (inBlock && inBlock->isBeforeInBlock(first))
+      first = inBlock;
+  }
+  return first;
+}
+
+/// Splits the all-reduce `ar` in two runtime calls: the start, where `ar`
+/// is (after the last value of its bucket), and the wait, right before the
+/// first use of a reduced value, so that the computation in between
+/// overlaps the communication. The wait takes the bucket's buffer, which
+/// keeps it alive (and untouched) from the start until then.
+LogicalResult lowerAllReduceAsync(ModuleOp module, dist::AllReduceOp ar) {
+  IRRewriter b(ar);
+  Location loc = ar.getLoc();
+  FailureOr<Value> buf = packBucket(b, ar, ar.getInputs());
+  if (failed(buf))
+    return failure();
+  Value view = dynamicView(b, loc, *buf);
+  func::FuncOp start = declareRuntimeFn(module, kAllReduceStartFn,
+                                        {view.getType()}, {b.getI32Type()});
+  Value handle = func::CallOp::create(b, loc, start, view).getResult(0);
+
+  b.setInsertionPoint(firstUserInBlock(ar));
+  SmallVector<Value> args = {view, handle};
+  llvm::append_range(args,
+                     i32Constants(b, loc, static_cast<int64_t>(ar.getKind())));
+  func::FuncOp wait =
+      declareRuntimeFn(module, kAllReduceWaitFn, ValueRange(args).getTypes());
+  func::CallOp::create(b, loc, wait, args);
+  unpackBucket(b, ar, ar.getInputs(), *buf);
   return success();
 }
 
@@ -180,9 +252,28 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
       {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
 }
 
-LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots) {
-  if (auto ar = dyn_cast<dist::AllReduceOp>(op))
+/// Whether any work (more than constants and empty tensors) runs between
+/// `ar` and the first use of its results: if not, a start and a wait gain
+/// nothing over the blocking call (and OpenMPI's non-blocking algorithms are
+/// slower than its tuned blocking ones, bench/README.md).
+bool canOverlap(dist::AllReduceOp ar) {
+  Operation *wait = firstUserInBlock(ar);
+  for (Operation *op = ar->getNextNode(); op != wait; op = op->getNextNode())
+    if (!op->hasTrait<OpTrait::ConstantLike>() && !isa<tensor::EmptyOp>(op))
+      return true;
+  return false;
+}
+
+LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots,
+                    bool overlap) {
+  if (auto ar = dyn_cast<dist::AllReduceOp>(op)) {
+    // A compressor's runtime call compresses, reduces and decompresses in
+    // one: compressed all-reduces stay blocking.
+    if (overlap && ar.getCompressor() == dist::Compressor::None &&
+        canOverlap(ar))
+      return lowerAllReduceAsync(module, ar);
     return lowerAllReduce(module, ar, slots);
+  }
   if (auto r = dyn_cast<dist::ReduceOp>(op)) {
     FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
     if (failed(root))
@@ -202,6 +293,7 @@ LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots) {
 struct ConvertDistToRuntimePass
     : public autodist::impl::ConvertDistToRuntimeBase<
           ConvertDistToRuntimePass> {
+  using ConvertDistToRuntimeBase::ConvertDistToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
@@ -211,7 +303,7 @@ struct ConvertDistToRuntimePass
     });
     int64_t slots = 0;
     for (Operation *op : ops)
-      if (failed(lower(module, op, slots)))
+      if (failed(lower(module, op, slots, overlap)))
         return signalPassFailure();
   }
 };

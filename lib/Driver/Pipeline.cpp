@@ -61,10 +61,14 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   return pm.run(module);
 }
 
-LogicalResult synchronize(ModuleOp module) {
+LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   PassManager pm(module.getContext());
   pm.addPass(createSynchronize());
   pm.addPass(createSplitPowerSGD());
+  // Late: rewrites of whole buckets (e.g. compression) go before this.
+  SplitBucketsOptions split;
+  split.bucketBytes = bucketBytes;
+  pm.addPass(createSplitBuckets(split));
   return pm.run(module);
 }
 

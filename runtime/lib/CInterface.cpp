@@ -152,6 +152,47 @@ extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
   traffic::record(bytes.second);
 }
 
+namespace {
+/// The contiguous elements of an all-reduce bucket (the lowering allocates
+/// it), or a fatal error naming `fn`.
+float *contiguous(StridedMemref<float, 1> *buf, const char *fn) {
+  if (buf->strides[0] != 1 && buf->sizes[0] > 1)
+    fatal((std::string(fn) + ": the buffer must be contiguous").c_str());
+  return buf->aligned + buf->offset;
+}
+} // namespace
+
+extern "C" int32_t
+_mlir_ciface_autodist_rt_allreduce_start_f32(StridedMemref<float, 1> *buf) {
+  int64_t bytes = buf->sizes[0] * static_cast<int64_t>(sizeof(float));
+  traffic::record(bytes);
+  float *data = contiguous(buf, "autodist_rt_allreduce_start_f32");
+  int32_t handle = -1;
+  TraceCall traced("allreduce_start", "comm", [&] {
+    return "\"bytes\": " + std::to_string(bytes) +
+           ", \"handle\": " + std::to_string(handle);
+  });
+  handle = comm::allreduceStart(data, buf->sizes[0]);
+  return handle;
+}
+
+extern "C" void
+_mlir_ciface_autodist_rt_allreduce_wait_f32(StridedMemref<float, 1> *buf,
+                                            int32_t handle, int32_t op) {
+  ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_wait_f32");
+  float *data = contiguous(buf, "autodist_rt_allreduce_wait_f32");
+  TraceCall traced("allreduce_wait", "comm", [&] {
+    return "\"bytes\": " +
+           std::to_string(buf->sizes[0] * static_cast<int64_t>(sizeof(float))) +
+           ", \"handle\": " + std::to_string(handle);
+  });
+  try {
+    comm::allreduceWait(handle, data, kind);
+  } catch (const std::exception &e) {
+    fatal((std::string("autodist_rt_allreduce_wait_f32: ") + e.what()).c_str());
+  }
+}
+
 extern "C" void
 _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
                                     int32_t device, int32_t localReplication) {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 #include <mpi.h>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace autodist::rt::comm {
@@ -96,6 +98,83 @@ void allreduce(float *data, int64_t n, ReduceOp op) {
   if (op == ReduceOp::Mean && ranks > 1)
     for (int64_t i = 0; i < n; ++i)
       data[i] /= static_cast<float>(ranks);
+}
+
+namespace {
+/// A started non-blocking all-reduce: one request per MPI-sized piece.
+struct PendingAllreduce {
+  float *data = nullptr;
+  int64_t n = 0;
+  std::vector<MPI_Request> requests;
+  bool used = false;
+};
+
+/// The request table; a handle is an index. Freed slots are reused.
+std::vector<PendingAllreduce> &pending() {
+  static std::vector<PendingAllreduce> table;
+  return table;
+}
+
+/// Lets MPI progress the started all-reduces (OpenMPI moves a non-blocking
+/// collective forward only inside MPI calls).
+void poke() {
+  for (PendingAllreduce &p : pending()) {
+    if (!p.used || p.requests.empty())
+      continue;
+    int done = 0;
+    MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &done,
+                MPI_STATUSES_IGNORE);
+  }
+}
+} // namespace
+
+int allreduceStart(float *data, int64_t n) {
+  std::vector<PendingAllreduce> &table = pending();
+  auto slot = std::find_if(table.begin(), table.end(),
+                           [](const PendingAllreduce &p) { return !p.used; });
+  int handle = static_cast<int>(slot - table.begin());
+  if (slot == table.end())
+    table.emplace_back();
+  PendingAllreduce &p = table[handle];
+  p.data = data;
+  p.n = n;
+  p.used = true;
+  p.requests.clear();
+  if (size() > 1) {
+    poke();
+    constexpr int64_t chunk = 1 << 30; // MPI counts are int
+    for (int64_t done = 0; done < n; done += chunk) {
+      p.requests.emplace_back();
+      MPI_Iallreduce(MPI_IN_PLACE, data + done,
+                     static_cast<int>(std::min(chunk, n - done)), MPI_FLOAT,
+                     MPI_SUM, MPI_COMM_WORLD, &p.requests.back());
+    }
+  }
+  return handle;
+}
+
+void allreduceWait(int handle, float *data, ReduceOp op) {
+  std::vector<PendingAllreduce> &table = pending();
+  if (handle < 0 || handle >= static_cast<int>(table.size()) ||
+      !table[handle].used || table[handle].data != data)
+    throw std::invalid_argument("no all-reduce " + std::to_string(handle) +
+                                " started on this buffer");
+  PendingAllreduce &p = table[handle];
+  if (!p.requests.empty())
+    MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
+                MPI_STATUSES_IGNORE);
+  int ranks = size();
+  if (op == ReduceOp::Mean && ranks > 1)
+    for (int64_t i = 0; i < p.n; ++i)
+      data[i] /= static_cast<float>(ranks);
+  p = PendingAllreduce();
+}
+
+int pendingAllreduces() {
+  const std::vector<PendingAllreduce> &table = pending();
+  return static_cast<int>(
+      std::count_if(table.begin(), table.end(),
+                    [](const PendingAllreduce &p) { return p.used; }));
 }
 
 void broadcast(void *data, int64_t bytes, int root) {

@@ -536,6 +536,10 @@ int Trainer::train() {
     trace::beginStep();
     model_.trainStep(args.get());
     trace::endStep(step + 1, *loss.data<float>());
+    if (comm::pendingAllreduces() != 0)
+      throw Error("internal: the train step left " +
+                  std::to_string(comm::pendingAllreduces()) +
+                  " all-reduces unfinished");
     traffic::Counts sent = traffic::take();
     std::swap(params_, nextParams_);
     std::swap(state_, nextState_);

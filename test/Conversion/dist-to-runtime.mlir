@@ -1,7 +1,8 @@
-// RUN: autodist-opt %s -split-input-file --convert-dist-to-runtime | FileCheck %s
+// RUN: autodist-opt %s -split-input-file --convert-dist-to-runtime=overlap=false | FileCheck %s
 
-// A bucket of two tensors: flattened, concatenated, reduced in place by one
-// runtime call on a private copy, sliced back.
+// Blocking (overlap=false): a bucket of two tensors flattened,
+// concatenated, reduced in place by one runtime call on a private copy,
+// sliced back.
 // CHECK-LABEL: func @bucket
 // CHECK: %[[F0:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x3xf32> into tensor<12xf32>
 // CHECK: %[[F1:.*]] = tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>

@@ -5,7 +5,10 @@ import json
 ap = argparse.ArgumentParser()
 ap.add_argument("files", nargs="+")
 ap.add_argument("--steps", type=int, required=True)
-ap.add_argument("--bytes", type=int, required=True)
+ap.add_argument("--bytes", type=int, required=True,
+                help="bytes all-reduced per step (all buckets)")
+ap.add_argument("--buckets", type=int, default=1,
+                help="all-reduce buckets per step")
 args = ap.parse_args()
 
 for rank, path in enumerate(args.files):
@@ -28,12 +31,40 @@ for rank, path in enumerate(args.files):
         inside = [s for s in steps if s["ts"] <= e["ts"] + 1e-3 and
                   e["ts"] + e["dur"] <= s["ts"] + s["dur"] + 1e-3]
         assert len(inside) == 1, e
-    reduces = by_name.get("allreduce", [])
-    assert len(reduces) == args.steps, len(reduces)
-    assert all(e["args"]["bytes"] == args.bytes for e in reduces), reduces
+    # An all-reduce is blocking (`allreduce`) or a start and a wait (same
+    # handle, the wait later); a step has --buckets of them, carrying
+    # --bytes in all.
+    blocking = by_name.get("allreduce", [])
+    starts = by_name.get("allreduce_start", [])
+    waits = by_name.get("allreduce_wait", [])
+    assert len(starts) == len(waits), (len(starts), len(waits))
+    assert len(blocking) + len(starts) == args.steps * args.buckets
+    for step in steps:
+        mine = [e for e in blocking + starts
+                 if step["ts"] <= e["ts"] <= step["ts"] + step["dur"]]
+        assert len(mine) == args.buckets, mine
+        assert sum(e["args"]["bytes"] for e in mine) == args.bytes, mine
+    overlapped = 0
+    pending = {}
+    for e in sorted(spans, key=lambda e: e["ts"]):
+        if e["name"] == "allreduce_start":
+            assert e["args"]["handle"] not in pending, e
+            pending[e["args"]["handle"]] = e
+        elif e["name"] == "allreduce_wait":
+            start = pending.pop(e["args"]["handle"])
+            assert start["args"]["bytes"] == e["args"]["bytes"], (start, e)
+            assert start["ts"] + start["dur"] <= e["ts"] + 1e-3, (start, e)
+        elif pending and e["name"] == "sgemm":
+            overlapped += 1
+    assert not pending, pending
     gemms = by_name.get("sgemm", [])
     assert gemms and all(min(e["args"][d] for d in "mnk") > 0 for e in gemms)
     assert by_name.get("compute"), "no compute events"
-    assert set(by_name) == {"allreduce", "sgemm", "compute"}, set(by_name)
-    print(f"rank {rank}: {len(steps)} steps, {len(reduces)} allreduce of "
-          f"{args.bytes} bytes, sgemm and compute inside steps")
+    assert set(by_name) <= {"allreduce", "allreduce_start", "allreduce_wait",
+                            "sgemm", "compute"}, set(by_name)
+    assert {"sgemm", "compute"} <= set(by_name), set(by_name)
+    print(f"rank {rank}: {len(steps)} steps, per step "
+          f"{len(blocking) // args.steps} blocking and "
+          f"{len(starts) // args.steps} started/waited all-reduces "
+          f"({args.bytes} bytes), sgemm and compute inside steps" +
+          (", sgemm while a bucket travels" if overlapped else ""))

@@ -115,6 +115,13 @@ cl::opt<bool> explain("explain",
 cl::opt<int64_t> chunkSize("chunk-size",
                            cl::desc("Parameters per all-reduce group (bucket)"),
                            cl::init(128), cl::cat(category));
+cl::opt<int64_t> bucketBytes(
+    "bucket-bytes",
+    cl::desc("Largest all-reduce bucket in bytes: larger groups are split, in "
+             "reverse order of computation, so that the first buckets' "
+             "collectives overlap the rest of the backward pass (0: one "
+             "collective per group)"),
+    cl::init(1 << 20), cl::cat(category));
 cl::opt<uint64_t>
     seed("seed",
          cl::desc("Seed of the random-axis-ar builder and of dropout's masks "
@@ -312,7 +319,7 @@ int main(int argc, char **argv) {
             return autodist::writeFileAtomically(
                 tmp, autodist::printStrategyJSON(strategyOf(*module)), err);
           });
-    if (failed(autodist::synchronize(*module)))
+    if (failed(autodist::synchronize(*module, bucketBytes)))
       return 1;
   }
   if (emit == Emit::MLIR)

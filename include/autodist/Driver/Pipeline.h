@@ -44,8 +44,10 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 mlir::LogicalResult buildTrainingStep(mlir::ModuleOp module,
                                       const TrainOptions &options);
 
-/// Rewrites @train_step to carry out its strategy (dist-synchronize).
-mlir::LogicalResult synchronize(mlir::ModuleOp module);
+/// Rewrites @train_step to carry out its strategy (dist-synchronize), then
+/// cuts all-reduce buckets over `bucketBytes` (dist-split-buckets).
+mlir::LogicalResult synchronize(mlir::ModuleOp module,
+                                int64_t bucketBytes = 1 << 20);
 
 /// The pass list (no op anchor) from nn/dist on tensors to the LLVM dialect.
 std::string loweringPipeline();
