@@ -298,6 +298,31 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def OutlineLoops : Pass<"autodist-outline-loops", "mlir::ModuleOp"> {
+  let summary = "Move every top-level loop nest into a function of its own";
+  let description = [{
+    Runs after `convert-linalg-to-loops`. Each result-less `scf.for` at the
+    top level of a function becomes a call of a private function
+    `<function>_loop<N>` tagged `autodist.outlined` (made `noinline` by
+    `autodist-emit-abi`), which takes the values the nest
+    uses from above. LLVM's loop analyses then see many small functions
+    instead of one with thousands of loops (superlinear compile time).
+
+    ```mlir
+    scf.for %i = %c0 to %c4 step %c1 {
+      %v = memref.load %a[%i] : memref<4xf32>
+      memref.store %v, %b[%i] : memref<4xf32>
+    }
+    // becomes
+    scf.execute_region {
+      func.call @train_step_loop0(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      scf.yield
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
+}
+
 def FuseElementwise : Pass<"autodist-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse elementwise linalg ops, leaving contractions intact";
   let description = [{

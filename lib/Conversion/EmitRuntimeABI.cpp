@@ -79,6 +79,9 @@ void stripTags(LLVM::LLVMFuncOp func) {
     func.setArgAttrs(i, strip(func.getArgAttrDict(i)));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     func.setResultAttrs(i, strip(func.getResultAttrDict(i)));
+  // Outlined loop nests (autodist-outline-loops) stay separate functions.
+  if (func->removeAttr("autodist.outlined"))
+    func.setNoInline(true);
 }
 
 struct EmitRuntimeABIPass

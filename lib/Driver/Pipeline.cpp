@@ -84,6 +84,7 @@ std::string loweringPipeline() {
          "convert-linalg-to-blas,"
          "buffer-deallocation-pipeline,"
          "convert-linalg-to-loops,"
+         "autodist-outline-loops,"
          "canonicalize,cse,"
          "expand-strided-metadata,lower-affine,"
          "finalize-memref-to-llvm,"
