@@ -366,6 +366,10 @@ def EmitRuntimeABI : Pass<"autodist-emit-abi", "mlir::ModuleOp"> {
     pointers from the array `%args` and calls `_mlir_ciface_f`; turns the
     `autodist.manifest` module attribute into the NUL-terminated global
     `autodist_manifest` (docs/abi.md); drops the `nn.*` and `dist.*` argument tags.
+    An entry point without loops (all its nests were outlined by
+    `autodist-outline-loops`) is marked `optnone`: it only sequences calls,
+    and LLVM's optimizations of it would cost compile time that grows with
+    the layers for no speed.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

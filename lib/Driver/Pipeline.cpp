@@ -86,6 +86,9 @@ std::string loweringPipeline() {
          "convert-linalg-to-loops,"
          "autodist-outline-loops,"
          "canonicalize,cse,"
+         // Equal shapes give equal loop nests: the blocks of a Transformer
+         // then share their outlined functions, so LLVM sees each once.
+         "duplicate-function-elimination,"
          "expand-strided-metadata,lower-affine,"
          "finalize-memref-to-llvm,"
          "convert-scf-to-cf,"

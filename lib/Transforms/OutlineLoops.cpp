@@ -6,16 +6,22 @@
 // a 6-block GPT spent 43 of 53 s of `opt -O3` there (bench/README.md).
 // Each top-level loop nest becomes a private, never-inlined function, so
 // every function LLVM analyzes stays small and compile time grows linearly
-// with the model.
+// with the model. Constants are cloned into the nests and static offsets of
+// the memrefs they take are made dynamic, so that the nests of equal layers
+// are equal functions, which `duplicate-function-elimination` then merges:
+// LLVM compiles each kind of nest once, however many layers use it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace autodist {
 #define GEN_PASS_DEF_OUTLINELOOPS
@@ -26,6 +32,91 @@ using namespace mlir;
 using namespace autodist;
 
 namespace {
+
+/// Clones the constants that `region` uses from above into its entry block,
+/// so the outlined function holds them (loop bounds stay visible to LLVM
+/// and equal nests stay equal) instead of taking them as arguments.
+void sinkConstants(RewriterBase &rewriter, Region &region) {
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(region, above);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&region.front());
+  for (Value v : above) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !matchPattern(def, m_Constant()))
+      continue;
+    Value copy = rewriter.clone(*def)->getResult(0);
+    rewriter.replaceUsesWithIf(v, copy, [&](OpOperand &use) {
+      return region.isAncestor(use.getOwner()->getParentRegion());
+    });
+  }
+}
+
+/// `type` with a dynamic offset if it has a strided layout with a static
+/// one, else null.
+MemRefType withDynamicOffset(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return {};
+  auto layout = dyn_cast<StridedLayoutAttr>(memref.getLayout());
+  if (!layout || ShapedType::isDynamic(layout.getOffset()))
+    return {};
+  return MemRefType::get(memref.getShape(), memref.getElementType(),
+                         StridedLayoutAttr::get(type.getContext(),
+                                                ShapedType::kDynamic,
+                                                layout.getStrides()),
+                         memref.getMemorySpace());
+}
+
+/// Whether every use of `v`, through subviews, is a load, a store or a
+/// subview, whose types do not depend on the offset of `v` (a subview's
+/// result offset does, and is made dynamic along with it).
+bool onlyAddressedThrough(Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::LoadOp>(user) ||
+        (isa<memref::StoreOp>(user) && use.getOperandNumber() == 1))
+      continue;
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!subview || !withDynamicOffset(subview.getType()) ||
+        !onlyAddressedThrough(subview.getResult()))
+      return false;
+  }
+  return true;
+}
+
+/// Gives `v` (and the subviews of it) a dynamic offset.
+void makeOffsetDynamic(Value v) {
+  v.setType(withDynamicOffset(v.getType()));
+  for (Operation *user : v.getUsers())
+    if (auto subview = dyn_cast<memref::SubViewOp>(user))
+      makeOffsetDynamic(subview.getResult());
+}
+
+/// Makes the static offsets of the strided memref arguments of `outlined`
+/// dynamic, casting at `call`: a nest over a slice at offset 64 of a buffer
+/// and the same nest at offset 4096 become the same function.
+void generalizeOffsets(RewriterBase &rewriter, func::FuncOp outlined,
+                       func::CallOp call) {
+  Block &entry = outlined.getBody().front();
+  bool changed = false;
+  for (BlockArgument arg : entry.getArguments()) {
+    MemRefType dynamic = withDynamicOffset(arg.getType());
+    if (!dynamic || !onlyAddressedThrough(arg))
+      continue;
+    makeOffsetDynamic(arg);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(call);
+    Value operand = call.getOperand(arg.getArgNumber());
+    call.setOperand(
+        arg.getArgNumber(),
+        memref::CastOp::create(rewriter, call.getLoc(), dynamic, operand));
+    changed = true;
+  }
+  if (changed)
+    outlined.setFunctionType(rewriter.getFunctionType(
+        entry.getArgumentTypes(), outlined.getResultTypes()));
+}
 
 /// Moves the result-less top-level `scf.for` nests of `func` into functions
 /// of their own named `<func>_loop<N>`.
@@ -43,6 +134,7 @@ LogicalResult outlineLoops(func::FuncOp func, int64_t &counter) {
     rewriter.setInsertionPointToStart(body);
     scf::YieldOp::create(rewriter, loop.getLoc());
     loop->moveBefore(body->getTerminator());
+    sinkConstants(rewriter, region.getRegion());
     rewriter.setInsertionPoint(region);
     std::string name =
         (func.getSymName() + "_loop" + std::to_string(counter++)).str();
@@ -52,6 +144,7 @@ LogicalResult outlineLoops(func::FuncOp func, int64_t &counter) {
     if (failed(outlined))
       return region.emitOpError("cannot be outlined");
     outlined->setPrivate();
+    generalizeOffsets(rewriter, *outlined, call);
     // autodist-emit-abi turns the tag into LLVM's noinline (the func to
     // LLVM conversion keeps discardable attributes, not this property).
     (*outlined)->setAttr("autodist.outlined", rewriter.getUnitAttr());

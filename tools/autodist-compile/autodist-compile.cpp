@@ -22,11 +22,14 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -171,9 +174,18 @@ void printDiagnostic(Diagnostic &diag) {
   llvm::errs() << "autodist-compile: " << kind << ": " << where << msg << "\n";
 }
 
+/// When the compiler started, for the elapsed times of the progress lines.
+const auto startTime = std::chrono::steady_clock::now();
+
+/// A progress line, with the seconds since the start (where time goes on
+/// large models).
 void progress(const llvm::Twine &msg) {
-  if (!quiet)
-    llvm::errs() << "autodist-compile: " << msg << "\n";
+  if (quiet)
+    return;
+  std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - startTime;
+  llvm::errs() << "autodist-compile: " << msg << " ["
+               << llvm::format("%.2f", elapsed.count()) << " s]\n";
 }
 
 int fail(const llvm::Twine &msg) {
@@ -362,14 +374,20 @@ int main(int argc, char **argv) {
           return autodist::emitObjectFile(*module, modelBytes, tmp, err);
         });
   }
-  progress("emitting the object file and linking " + outputFile);
-  return writeAtomically(outputFile, [&](llvm::StringRef tmp,
-                                         std::string &err) {
-    std::string obj = (tmp + ".o").str();
-    LogicalResult r = autodist::emitObjectFile(*module, modelBytes, obj, err);
-    if (succeeded(r))
-      r = autodist::linkExecutable(obj, tmp, err);
-    llvm::sys::fs::remove(obj);
-    return r;
-  });
+  progress("emitting the object file");
+  int rc =
+      writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
+        std::string obj = (tmp + ".o").str();
+        LogicalResult r =
+            autodist::emitObjectFile(*module, modelBytes, obj, err);
+        if (succeeded(r)) {
+          progress("linking");
+          r = autodist::linkExecutable(obj, tmp, err);
+        }
+        llvm::sys::fs::remove(obj);
+        return r;
+      });
+  if (rc == 0)
+    progress("wrote " + outputFile);
+  return rc;
 }
