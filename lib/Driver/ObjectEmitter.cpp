@@ -24,7 +24,7 @@ namespace autodist {
 /// A target machine for the host CPU (the executable runs where it is built
 /// or on the same kind of machine), position independent for linking.
 static std::unique_ptr<llvm::TargetMachine>
-hostTargetMachine(std::string &error) {
+hostTargetMachine(unsigned optLevel, std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
@@ -38,7 +38,8 @@ hostTargetMachine(std::string &error) {
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      llvm::CodeGenOpt::getLevel(optLevel).value_or(
+          llvm::CodeGenOptLevel::Aggressive)));
 }
 
 /// Adds the model bytes and their size as external constants.
@@ -57,8 +58,14 @@ static void embedModel(llvm::Module &module, llvm::StringRef bytes) {
 }
 
 LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
-                             llvm::StringRef path, std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(error);
+                             unsigned optLevel, llvm::StringRef path,
+                             std::string &error) {
+  if (optLevel > 3) {
+    error = "optimization level " + std::to_string(optLevel) +
+            " is out of range 0-3";
+    return failure();
+  }
+  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(optLevel, error);
   if (!tm)
     return failure();
   llvm::LLVMContext llvmContext;
@@ -72,7 +79,7 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
   llvmModule->setDataLayout(tm->createDataLayout());
   embedModel(*llvmModule, modelBytes);
   if (llvm::Error e =
-          makeOptimizingTransformer(3, 0, tm.get())(llvmModule.get())) {
+          makeOptimizingTransformer(optLevel, 0, tm.get())(llvmModule.get())) {
     error = llvm::toString(std::move(e));
     return failure();
   }

@@ -147,6 +147,10 @@ cl::list<std::string> boundInputs(
     cl::desc("Bind an int64/bool graph input (shapes, axes) to constant "
              "values NAME=V0,V1,...; it is no longer an input"),
     cl::cat(category));
+cl::opt<unsigned> optLevel(
+    "O",
+    cl::desc("LLVM optimization level of the compiled code, 0-3 (default 3)"),
+    cl::Prefix, cl::init(3), cl::cat(category));
 enum class Emit { Strategy, MLIR, LLVM, Obj, Exe };
 cl::opt<Emit>
     emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
@@ -260,6 +264,9 @@ int main(int argc, char **argv) {
   if (target != "cpu")
     return fail("--target=" + target +
                 " is not supported yet (supported: cpu)");
+  if (optLevel > 3)
+    return fail("-O" + llvm::Twine(optLevel.getValue()) +
+                ": the optimization level must be 0, 1, 2 or 3");
 
   autodist::OnnxImportOptions importOptions;
   std::string shapeError =
@@ -369,17 +376,17 @@ int main(int argc, char **argv) {
   llvm::StringRef modelBytes = (*buffer)->getBuffer();
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
-    return writeAtomically(
-        outputFile, [&](llvm::StringRef tmp, std::string &err) {
-          return autodist::emitObjectFile(*module, modelBytes, tmp, err);
-        });
+    return writeAtomically(outputFile, [&](llvm::StringRef tmp,
+                                           std::string &err) {
+      return autodist::emitObjectFile(*module, modelBytes, optLevel, tmp, err);
+    });
   }
   progress("emitting the object file");
   int rc =
       writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
         std::string obj = (tmp + ".o").str();
         LogicalResult r =
-            autodist::emitObjectFile(*module, modelBytes, obj, err);
+            autodist::emitObjectFile(*module, modelBytes, optLevel, obj, err);
         if (succeeded(r)) {
           progress("linking");
           r = autodist::linkExecutable(obj, tmp, err);

@@ -58,10 +58,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,
                                 bool verbose);
 
 /// Translates an LLVM-dialect `module` to an object file at `path` for the
-/// host CPU, embedding `modelBytes` as `autodist_model_onnx` (docs/abi.md).
+/// host CPU at LLVM optimization level `optLevel` (0-3), embedding
+/// `modelBytes` as `autodist_model_onnx` (docs/abi.md).
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
                                    llvm::StringRef modelBytes,
-                                   llvm::StringRef path, std::string &error);
+                                   unsigned optLevel, llvm::StringRef path,
+                                   std::string &error);
 
 /// Links `objectPath` with the runtime into the executable `outPath`.
 mlir::LogicalResult linkExecutable(llvm::StringRef objectPath,
