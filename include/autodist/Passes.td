@@ -339,6 +339,66 @@ def FuseElementwise : Pass<"autodist-fuse-elementwise", "mlir::ModuleOp"> {
                            "mlir::affine::AffineDialect"];
 }
 
+def UntieEmptyTensors : Pass<"autodist-untie-empty-tensors",
+                              "mlir::ModuleOp"> {
+  let summary = "Give every use of a tensor.empty an op of its own";
+  let description = [{
+    CSE merges equal `tensor.empty` ops, so one of them can be the
+    destination (`outs`) of hundreds of linalg ops. One-shot bufferization
+    then sees all their results alias one tensor: its in-place analysis
+    compares every write with every read of that alias set (quadratic; 26%
+    of a 24-block GPT's lowering time) and copies where it cannot prove
+    independence. Run right before `one-shot-bufferize`, this pass clones
+    the `tensor.empty` in front of each user, so each destination is a
+    fresh buffer as the lowering meant.
+
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %a = linalg.fill ins(%c0 : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    %b = linalg.fill ins(%c1 : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    // becomes
+    %e0 = tensor.empty() : tensor<4xf32>
+    %a = linalg.fill ins(%c0 : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+    %e1 = tensor.empty() : tensor<4xf32>
+    %b = linalg.fill ins(%c1 : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def DeallocateBuffers : Pass<"autodist-deallocate-buffers",
+                              "mlir::ModuleOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Runs after bufferization in place of upstream's
+    `buffer-deallocation-pipeline`. A training step is one straight-line
+    function with thousands of buffers. The upstream pipeline frees them
+    all in one `bufferization.dealloc` at the end of the block (so the peak
+    memory is every temporary of the step) and simplifies that op by
+    comparing every pair of its buffers (quadratic: the largest share of a
+    24-block GPT's lowering time).
+
+    In a function whose body is one block holding all its `memref.alloc`
+    ops, this pass puts `memref.dealloc` right after the last operation
+    that uses the buffer or a view of it (through `ViewLikeOpInterface` and
+    casts). It needs to know every alias: if a buffer or a view of it is
+    returned, yielded or reaches an op that yields a memref without being a
+    view, or if any function has control flow, it runs the upstream
+    pipeline on the module instead.
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.fill ins(%c0 : f32) outs(%a : memref<4xf32>)
+    memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+    memref.dealloc %a : memref<4xf32>   // inserted here
+    ... // the rest of the step
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
   let summary = "Replace f32 linalg contractions on memrefs by sgemm calls";
   let description = [{
