@@ -16,6 +16,7 @@
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/ExternalData.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -23,10 +24,13 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
 
@@ -91,16 +95,20 @@ using detail::readInts;
 
 class Importer {
 public:
-  Importer(MLIRContext *ctx, StringRef bufferName,
+  Importer(MLIRContext *ctx, StringRef bufferName, StringRef modelDir,
            const OnnxImportOptions &options)
       : ctx(ctx), b(ctx), fileLoc(FileLineColLoc::get(ctx, bufferName, 0, 0)),
-        options(options) {}
+        modelDir(modelDir.str()), options(options) {}
 
   OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
 
 private:
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult collectInitializers(const onnx::GraphProto &graph);
+  /// `t` with its values at hand: `t` itself, or for external data a copy
+  /// with the bytes read from the model's directory (for the small tensors
+  /// whose values the importer needs); null after an error at `loc`.
+  const onnx::TensorProto *withValues(const onnx::TensorProto &t, Location loc);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
   /// Makes graph input `info` a constant when --bind-input names it.
   LogicalResult bindInput(const onnx::ValueInfoProto &info);
@@ -167,11 +175,17 @@ private:
   MLIRContext *ctx;
   OpBuilder b;
   FileLineColLoc fileLoc;
+  /// The absolute directory of the model: where external data lives.
+  std::string modelDir;
   const OnnxImportOptions &options;
   std::map<std::string, Value> values;
   std::map<std::string, IntConstant> intConstants;
   std::map<std::string, const onnx::TensorProto *> floatInits;
   std::vector<std::string> paramOrder;
+  /// Copies of external tensors with their bytes read (see withValues).
+  std::deque<onnx::TensorProto> inlined;
+  /// Whether some initializer keeps its data in an external file.
+  bool hasExternalData = false;
   /// The model's default-domain opset (operator semantics depend on it).
   int64_t opset = 21;
 };
@@ -561,8 +575,12 @@ LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
         c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
     if (attr && attr.getElementType().isF32())
       v.assign(attr.getValues<float>().begin(), attr.getValues<float>().end());
-    else if (floatInits.count(name))
-      v = readFloats(*floatInits[name]);
+    else if (floatInits.count(name)) {
+      const onnx::TensorProto *t = withValues(*floatInits[name], nodeLoc(node));
+      if (!t)
+        return failure();
+      v = readFloats(*t);
+    }
     if (v.size() != 1) {
       nodeError(node) << "input 'ratio' must be a constant float scalar";
       return failure();
@@ -739,7 +757,10 @@ FailureOr<Value> Importer::importConstantOfShape(const onnx::NodeProto &node) {
                          "tensor";
       return failure();
     }
-    std::vector<float> v = readFloats(a->t());
+    const onnx::TensorProto *t = withValues(a->t(), nodeLoc(node));
+    if (!t)
+      return failure();
+    std::vector<float> v = readFloats(*t);
     if (v.size() != 1) {
       nodeError(node) << "attribute 'value' must hold one value";
       return failure();
@@ -789,23 +810,44 @@ FailureOr<Value> Importer::importRange(const onnx::NodeProto &node) {
       .getResult();
 }
 
+const onnx::TensorProto *Importer::withValues(const onnx::TensorProto &t,
+                                              Location loc) {
+  if (!rt::isExternal(t))
+    return &t;
+  onnx::TensorProto &copy = inlined.emplace_back(t);
+  if (std::string err = rt::inlineExternalData(copy, modelDir); !err.empty()) {
+    emitError(loc) << err;
+    return nullptr;
+  }
+  return &copy;
+}
+
 LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &t : graph.initializer()) {
-    if (t.has_data_location() &&
-        t.data_location() == onnx::TensorProto::EXTERNAL)
-      return emitError(fileLoc) << "initializer '" << t.name()
-                                << "' uses external data, which is not "
-                                   "supported";
+    bool external = rt::isExternal(t);
+    hasExternalData |= external;
     switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
+      // A parameter: only its shape matters here, the runtime reads the
+      // values. External data is checked (file, region, size), not read.
+      if (external) {
+        rt::ExternalData where;
+        if (std::string err = rt::locateExternalData(t, modelDir, where);
+            !err.empty())
+          return emitError(fileLoc) << err;
+      }
       floatInits[t.name()] = &t;
       paramOrder.push_back(t.name());
       break;
     case onnx::TensorProto::INT64:
     case onnx::TensorProto::INT32:
-    case onnx::TensorProto::BOOL:
-      intConstants[t.name()] = readInts(t);
+    case onnx::TensorProto::BOOL: {
+      const onnx::TensorProto *values = withValues(t, fileLoc);
+      if (!values)
+        return failure();
+      intConstants[t.name()] = readInts(*values);
       break;
+    }
     default:
       return emitError(fileLoc)
              << "initializer '" << t.name() << "' has unsupported data type "
@@ -1218,7 +1260,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
       nodeError(node) << "only the 'value' tensor form is supported";
       return failure();
     }
-    const onnx::TensorProto &t = v->t();
+    const onnx::TensorProto *values = withValues(v->t(), nodeLoc(node));
+    if (!values)
+      return failure();
+    const onnx::TensorProto &t = *values;
     if (t.data_type() == onnx::TensorProto::INT64 ||
         t.data_type() == onnx::TensorProto::BOOL) {
       intConstants[node.output(0)] = readInts(t);
@@ -1295,6 +1340,9 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   module->getOperation()->setAttr("autodist.source", fileLoc.getFilename());
+  if (hasExternalData) // where the runtime finds the parameters' values
+    module->getOperation()->setAttr("autodist.external_data_dir",
+                                    b.getStringAttr(modelDir));
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "forward",
                                    b.getFunctionType(argTypes, {}));
@@ -1363,7 +1411,13 @@ OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
         << "'" << bufferName << "' has no graph";
     return nullptr;
   }
-  return Importer(context, bufferName, options).run(model);
+  // External data is relative to the model's directory, kept absolute so
+  // that the executable finds it from anywhere.
+  llvm::SmallString<256> dir(bufferName);
+  llvm::sys::path::remove_filename(dir);
+  llvm::sys::fs::make_absolute(dir);
+  llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+  return Importer(context, bufferName, dir, options).run(model);
 }
 
 } // namespace autodist
