@@ -40,6 +40,10 @@ onnx::TensorProto *findInitializer(onnx::ModelProto &model,
               inQuotes(spec.name));
 }
 
+/// Tensors this large or larger go to the data file of a model saved with
+/// external data (onnx's default size_threshold).
+constexpr uint64_t kMinExternalBytes = 1024;
+
 /// Where external tensor `t`'s data is under `dir`; a missing or unreadable
 /// file says how to point the executable elsewhere.
 ExternalData locate(const onnx::TensorProto &t, const std::string &dir) {
@@ -151,24 +155,37 @@ void saveModelWithParams(OnnxBytes bytes, const std::vector<TensorSpec> &specs,
     external |= isExternal(t);
 
   // A model with external data is saved with external data (the embedded
-  // form could pass protobuf's 2 GB): every tensor that was external goes
-  // to `path`.data, trained values or, for the others, the original bytes.
+  // form could pass protobuf's 2 GB): as onnx's save_as_external_data does,
+  // every tensor of kMinExternalBytes or more goes to `path`.data, the
+  // smaller ones (biases, int64 shapes, which onnxruntime wants inline) into
+  // the model.
   std::optional<ExternalDataWriter> data;
   if (external)
     data.emplace(path);
   for (onnx::TensorProto &init :
        *model.mutable_graph()->mutable_initializer()) {
     auto it = trained.find(&init);
-    if (it != trained.end() && isExternal(init)) {
-      data->add(init, it->second->data(), it->second->byteSize());
-    } else if (it != trained.end()) {
-      init.clear_float_data();
-      init.set_raw_data(it->second->data(), it->second->byteSize());
-    } else if (isExternal(init)) {
+    if (it != trained.end()) {
+      const Tensor &value = *it->second;
+      if (data && value.byteSize() >= kMinExternalBytes) {
+        data->add(init, value.data(), value.byteSize());
+      } else {
+        init.clear_external_data();
+        init.clear_data_location();
+        init.clear_float_data();
+        init.set_raw_data(value.data(), value.byteSize());
+      }
+    } else if (isExternal(init)) { // a non-float tensor: its bytes as given
       ExternalData where = locate(init, externalDataDir);
-      std::string copy(where.length, '\0');
-      readExternal(init, externalDataDir, copy.data());
-      data->add(init, copy.data(), copy.size());
+      std::string bytes(where.length, '\0');
+      readExternal(init, externalDataDir, bytes.data());
+      if (bytes.size() >= kMinExternalBytes) {
+        data->add(init, bytes.data(), bytes.size());
+      } else {
+        init.clear_external_data();
+        init.clear_data_location();
+        init.set_raw_data(std::move(bytes));
+      }
     }
   }
   std::string out;

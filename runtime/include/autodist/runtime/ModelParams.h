@@ -35,8 +35,9 @@ std::vector<Tensor> loadInitialParams(OnnxBytes model,
 
 /// Writes `model` to `path` (atomically) with the data of the initializers
 /// named in `specs` replaced by `values` (as raw_data). A model with external
-/// data (under `externalDataDir`) is written with external data: every
-/// tensor that was external goes to `path`.data (location: its file name).
+/// data (under `externalDataDir`) is written with external data: its
+/// tensors of 1 KiB or more go to `path`.data (location: that file's name),
+/// the others into the model.
 void saveModelWithParams(OnnxBytes model, const std::vector<TensorSpec> &specs,
                          const std::vector<Tensor> &values,
                          const std::string &path,
