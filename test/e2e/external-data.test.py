@@ -13,7 +13,8 @@ Subcommands:
   ``offset`` (offset past the end of the file), ``length`` (offset + length
   past the end), ``size`` (length not what the shape needs), ``escape``
   (``../`` location), ``absolute`` (absolute location), ``nolocation``
-  (no ``location`` key), ``badoffset`` (offset not a number).
+  (no ``location`` key), ``badoffset`` (offset not a number) in the first
+  initializer, and ``intmissing`` (no data file) in the first int64 one.
 * ``check-saved SAVED REFERENCE INPUTS``: SAVED (written by ``--save`` of a
   model with external data) has its tensors of 1 KiB or more (at least one)
   in SAVED.data at page-aligned offsets and the others inline, its
@@ -73,11 +74,14 @@ def bad(args):
         "absolute": ("location", os.path.join(src_dir, location)),
         "nolocation": ("location", None),
         "badoffset": ("offset", "12x"),
+        "intmissing": ("location", "nothere.bin"),
     }
     for name, (key, value) in cases.items():
         m = onnx.ModelProto()
         m.CopyFrom(base)
-        t = m.graph.initializer[0]
+        ints = [t for t in m.graph.initializer
+                if t.data_type == onnx.TensorProto.INT64]
+        t = ints[0] if name == "intmissing" else m.graph.initializer[0]
         set_entry(t, key, value)
         if name == "length":
             set_entry(t, "offset", "4")
