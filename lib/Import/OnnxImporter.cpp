@@ -13,6 +13,7 @@
 #include "BuildChecked.h"
 #include "FoldShapes.h"
 #include "ImportConv.h"
+#include "ParseModel.h"
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
@@ -26,6 +27,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <onnx/onnx_pb.h>
 
@@ -96,15 +100,18 @@ using detail::readInts;
 class Importer {
 public:
   Importer(MLIRContext *ctx, StringRef bufferName, StringRef modelDir,
-           const OnnxImportOptions &options)
+           const detail::SkippedData &skipped, const OnnxImportOptions &options)
       : ctx(ctx), b(ctx), fileLoc(FileLineColLoc::get(ctx, bufferName, 0, 0)),
-        modelDir(modelDir.str()), options(options) {}
+        modelDir(modelDir.str()), skipped(skipped), options(options) {}
 
   OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
 
 private:
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult collectInitializers(const onnx::GraphProto &graph);
+  /// Checks that float initializer `t` holds as many bytes as its shape
+  /// needs (read or, for a large one, skipped at parsing).
+  LogicalResult checkFloatData(const onnx::TensorProto &t);
   /// `t` with its values at hand: `t` itself, or for external data a copy
   /// with the bytes read from the model's directory (for the small tensors
   /// whose values the importer needs); null after an error at `loc`.
@@ -177,6 +184,8 @@ private:
   FileLineColLoc fileLoc;
   /// The absolute directory of the model: where external data lives.
   std::string modelDir;
+  /// The float initializers whose bytes were not read (ParseModel.h).
+  const detail::SkippedData &skipped;
   const OnnxImportOptions &options;
   std::map<std::string, Value> values;
   std::map<std::string, IntConstant> intConstants;
@@ -822,6 +831,25 @@ const onnx::TensorProto *Importer::withValues(const onnx::TensorProto &t,
   return &copy;
 }
 
+LogicalResult Importer::checkFloatData(const onnx::TensorProto &t) {
+  uint64_t need = sizeof(float);
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return emitError(fileLoc)
+             << "initializer '" << t.name() << "' has a negative dim";
+    need *= static_cast<uint64_t>(d);
+  }
+  auto it = skipped.find(t.name());
+  uint64_t have = it != skipped.end() ? it->second
+                  : t.has_raw_data()  ? t.raw_data().size()
+                                      : t.float_data_size() * sizeof(float);
+  if (have != need)
+    return emitError(fileLoc) << "initializer '" << t.name() << "' holds "
+                              << have << " bytes, but its shape "
+                              << f32Tensor(ctx, t) << " needs " << need;
+  return success();
+}
+
 LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &t : graph.initializer()) {
     bool external = rt::isExternal(t);
@@ -835,6 +863,8 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
         if (std::string err = rt::locateExternalData(t, modelDir, where);
             !err.empty())
           return emitError(fileLoc) << err;
+      } else if (failed(checkFloatData(t))) {
+        return failure();
       }
       floatInits[t.name()] = &t;
       paramOrder.push_back(t.name());
@@ -1394,30 +1424,64 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   return module;
 }
 
-OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
-                                      StringRef bufferName,
-                                      const OnnxImportOptions &options) {
+/// Imports the model `input` streams (`name` in diagnostics; its directory
+/// holds the external data).
+static OwningOpRef<ModuleOp>
+importStream(MLIRContext *context,
+             google::protobuf::io::ZeroCopyInputStream &input, StringRef name,
+             const OnnxImportOptions &options) {
   context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
+  Location loc = FileLineColLoc::get(context, name, 0, 0);
   onnx::ModelProto model;
-  if (bytes.size() > INT_MAX ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
-        << "cannot parse '" << bufferName
-        << "' as an ONNX model (truncated or not a ModelProto)";
+  detail::SkippedData skipped;
+  if (!detail::parseModelWithoutWeights(input, model, skipped)) {
+    emitError(loc) << "cannot parse '" << name
+                   << "' as an ONNX model (truncated or not a ModelProto)";
     return nullptr;
   }
   if (!model.has_graph()) {
-    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
-        << "'" << bufferName << "' has no graph";
+    emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
   // External data is relative to the model's directory, kept absolute so
   // that the executable finds it from anywhere.
-  llvm::SmallString<256> dir(bufferName);
+  llvm::SmallString<256> dir(name);
   llvm::sys::path::remove_filename(dir);
   llvm::sys::fs::make_absolute(dir);
   llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
-  return Importer(context, bufferName, dir, options).run(model);
+  return Importer(context, name, dir, skipped, options).run(model);
+}
+
+OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
+                                      StringRef bufferName,
+                                      const OnnxImportOptions &options) {
+  if (bytes.size() > INT_MAX) {
+    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
+        << "'" << bufferName
+        << "' is larger than an ONNX model can be (2 GB; larger models keep "
+           "their tensors in external data files)";
+    return nullptr;
+  }
+  google::protobuf::io::ArrayInputStream input(bytes.data(),
+                                               static_cast<int>(bytes.size()));
+  return importStream(context, input, bufferName, options);
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext *context, StringRef path,
+                                     const OnnxImportOptions &options) {
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd)) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "cannot read '" << path << "': " << ec.message();
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module;
+  {
+    google::protobuf::io::FileInputStream input(fd);
+    module = importStream(context, input, path, options);
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  return module;
 }
 
 } // namespace autodist

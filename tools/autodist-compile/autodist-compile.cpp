@@ -23,8 +23,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -257,10 +257,11 @@ int main(int argc, char **argv) {
   if (!shapeError.empty())
     return fail(shapeError);
 
-  auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
-  if (!buffer)
-    return fail("cannot read '" + inputFile +
-                "': " + buffer.getError().message());
+  if (int fd;
+      std::error_code ec = llvm::sys::fs::openFileForRead(inputFile, fd))
+    return fail("cannot read '" + inputFile + "': " + ec.message());
+  else
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
 
   autodist::registerAllPassesAndPipelines();
   DialectRegistry registry;
@@ -269,8 +270,8 @@ int main(int argc, char **argv) {
   context.getDiagEngine().registerHandler(printDiagnostic);
 
   progress("importing " + inputFile);
-  OwningOpRef<ModuleOp> module = autodist::importOnnxModel(
-      &context, (*buffer)->getBuffer(), inputFile, importOptions);
+  OwningOpRef<ModuleOp> module =
+      autodist::importOnnxFile(&context, inputFile, importOptions);
   if (!module)
     return 1;
   if (!train && emit != Emit::Strategy &&
@@ -354,19 +355,18 @@ int main(int argc, char **argv) {
           return success();
         });
 
-  llvm::StringRef modelBytes = (*buffer)->getBuffer();
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
     return writeAtomically(
         outputFile, [&](llvm::StringRef tmp, std::string &err) {
-          return autodist::emitObjectFile(*module, modelBytes, tmp, err);
+          return autodist::emitObjectFile(*module, inputFile, tmp, err);
         });
   }
   progress("emitting the object file and linking " + outputFile);
   return writeAtomically(outputFile, [&](llvm::StringRef tmp,
                                          std::string &err) {
     std::string obj = (tmp + ".o").str();
-    LogicalResult r = autodist::emitObjectFile(*module, modelBytes, obj, err);
+    LogicalResult r = autodist::emitObjectFile(*module, inputFile, obj, err);
     if (succeeded(r))
       r = autodist::linkExecutable(obj, tmp, err);
     llvm::sys::fs::remove(obj);
