@@ -13,11 +13,11 @@
 #include "BuildChecked.h"
 #include "FoldShapes.h"
 #include "ImportConv.h"
-#include "ParseModel.h"
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
 #include "autodist/runtime/ExternalData.h"
+#include "autodist/runtime/ParseModel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -100,7 +100,7 @@ using detail::readInts;
 class Importer {
 public:
   Importer(MLIRContext *ctx, StringRef bufferName, StringRef modelDir,
-           const detail::SkippedData &skipped, const OnnxImportOptions &options)
+           const rt::SkippedData &skipped, const OnnxImportOptions &options)
       : ctx(ctx), b(ctx), fileLoc(FileLineColLoc::get(ctx, bufferName, 0, 0)),
         modelDir(modelDir.str()), skipped(skipped), options(options) {}
 
@@ -185,7 +185,7 @@ private:
   /// The absolute directory of the model: where external data lives.
   std::string modelDir;
   /// The float initializers whose bytes were not read (ParseModel.h).
-  const detail::SkippedData &skipped;
+  const rt::SkippedData &skipped;
   const OnnxImportOptions &options;
   std::map<std::string, Value> values;
   std::map<std::string, IntConstant> intConstants;
@@ -840,7 +840,7 @@ LogicalResult Importer::checkFloatData(const onnx::TensorProto &t) {
     need *= static_cast<uint64_t>(d);
   }
   auto it = skipped.find(t.name());
-  uint64_t have = it != skipped.end() ? it->second
+  uint64_t have = it != skipped.end() ? it->second.length
                   : t.has_raw_data()  ? t.raw_data().size()
                                       : t.float_data_size() * sizeof(float);
   if (have != need)
@@ -1433,8 +1433,8 @@ importStream(MLIRContext *context,
   context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
   Location loc = FileLineColLoc::get(context, name, 0, 0);
   onnx::ModelProto model;
-  detail::SkippedData skipped;
-  if (!detail::parseModelWithoutWeights(input, model, skipped)) {
+  rt::SkippedData skipped;
+  if (!rt::parseModelWithoutWeights(input, model, skipped)) {
     emitError(loc) << "cannot parse '" << name
                    << "' as an ONNX model (truncated or not a ModelProto)";
     return nullptr;

@@ -4,9 +4,11 @@
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/ExternalData.h"
+#include "autodist/runtime/ParseModel.h"
 
 #include <climits>
 #include <cstring>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <map>
 #include <onnx/onnx_pb.h>
 #include <optional>
@@ -14,10 +16,15 @@
 namespace autodist::rt {
 
 namespace {
-onnx::ModelProto parseModel(OnnxBytes bytes) {
+/// The embedded model without the bytes of its large float initializers,
+/// which stay in `bytes` where `skipped` says (no copy of the weights).
+onnx::ModelProto parseModel(OnnxBytes bytes, SkippedData &skipped) {
   onnx::ModelProto model;
-  if (bytes.size > INT_MAX ||
-      !model.ParseFromArray(bytes.data, static_cast<int>(bytes.size)))
+  if (bytes.size > INT_MAX)
+    throw Error("the embedded ONNX model cannot be parsed");
+  google::protobuf::io::ArrayInputStream input(bytes.data,
+                                               static_cast<int>(bytes.size));
+  if (!parseModelWithoutWeights(input, model, skipped))
     throw Error("the embedded ONNX model cannot be parsed");
   return model;
 }
@@ -112,7 +119,8 @@ private:
 std::vector<Tensor> loadInitialParams(OnnxBytes bytes,
                                       const std::vector<TensorSpec> &specs,
                                       const std::string &externalDataDir) {
-  onnx::ModelProto model = parseModel(bytes);
+  SkippedData skipped;
+  onnx::ModelProto model = parseModel(bytes, skipped);
   std::vector<Tensor> params;
   for (const TensorSpec &spec : specs) {
     const onnx::TensorProto &init = *findInitializer(model, spec);
@@ -122,17 +130,22 @@ std::vector<Tensor> loadInitialParams(OnnxBytes bytes,
       params.push_back(std::move(t));
       continue;
     }
+    auto where = skipped.find(spec.name);
     // ONNX stores tensors either as little-endian raw_data or in float_data.
-    size_t have = init.has_raw_data() ? init.raw_data().size() / sizeof(float)
-                                      : init.float_data_size();
+    size_t have = where != skipped.end() ? where->second.length / sizeof(float)
+                  : init.has_raw_data() ? init.raw_data().size() / sizeof(float)
+                                        : init.float_data_size();
     if (have != static_cast<size_t>(t.numElements()) ||
+        (where != skipped.end() && where->second.length != t.byteSize()) ||
         (init.has_raw_data() && init.raw_data().size() != t.byteSize()))
       throw Error("parameter " + inQuotes(spec.name) + " holds " +
                   std::to_string(have) +
                   " values in the embedded ONNX model, "
                   "expected " +
                   std::to_string(t.numElements()));
-    if (init.has_raw_data())
+    if (where != skipped.end()) // straight from the embedded bytes
+      std::memcpy(t.data(), bytes.data + where->second.offset, t.byteSize());
+    else if (init.has_raw_data())
       std::memcpy(t.data(), init.raw_data().data(), t.byteSize());
     else
       std::copy(init.float_data().begin(), init.float_data().end(),
@@ -146,7 +159,8 @@ void saveModelWithParams(OnnxBytes bytes, const std::vector<TensorSpec> &specs,
                          const std::vector<Tensor> &values,
                          const std::string &path,
                          const std::string &externalDataDir) {
-  onnx::ModelProto model = parseModel(bytes);
+  SkippedData skipped;
+  onnx::ModelProto model = parseModel(bytes, skipped);
   std::map<const onnx::TensorProto *, const Tensor *> trained;
   for (size_t i = 0; i < specs.size(); ++i)
     trained[findInitializer(model, specs[i])] = &values[i];
@@ -175,6 +189,10 @@ void saveModelWithParams(OnnxBytes bytes, const std::vector<TensorSpec> &specs,
         init.clear_float_data();
         init.set_raw_data(value.data(), value.byteSize());
       }
+    } else if (auto where = skipped.find(init.name()); where != skipped.end()) {
+      // Not a parameter (not in the manifest): its bytes as embedded.
+      init.set_raw_data(bytes.data + where->second.offset,
+                        where->second.length);
     } else if (isExternal(init)) { // a non-float tensor: its bytes as given
       ExternalData where = locate(init, externalDataDir);
       std::string bytes(where.length, '\0');

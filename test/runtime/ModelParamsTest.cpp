@@ -223,3 +223,61 @@ TEST_F(ExternalFixture, SaveWritesExternalData) {
   EXPECT_EQ(again[1].data<float>()[2], 2.0f);
   EXPECT_EQ(again[2].data<float>()[0], 3.0f);
 }
+
+// Initializers of 1 KiB or more are not parsed into the ModelProto but
+// copied from the embedded bytes: raw_data and packed float_data.
+TEST(ModelParams, LargeInitializers) {
+  onnx::ModelProto model;
+  std::vector<float> values(300);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = i * 0.5f;
+  for (const char *name : {"raw", "floats"}) {
+    onnx::TensorProto &t = *model.mutable_graph()->add_initializer();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(300);
+    if (std::string(name) == "raw")
+      t.set_raw_data(values.data(), 1200);
+    else
+      for (float v : values)
+        t.add_float_data(-v);
+  }
+  std::string bytes;
+  model.SerializeToString(&bytes);
+  OnnxBytes onnx{reinterpret_cast<const unsigned char *>(bytes.data()),
+                 static_cast<int64_t>(bytes.size())};
+  std::vector<TensorSpec> specs = {{"raw", {300}, DType::F32},
+                                   {"floats", {300}, DType::F32}};
+  std::vector<Tensor> params = loadInitialParams(onnx, specs);
+  EXPECT_EQ(params[0].data<float>()[299], 149.5f);
+  EXPECT_EQ(params[1].data<float>()[3], -1.5f);
+
+  // --save of only the first (as if the second were no parameter): the
+  // second keeps its values.
+  std::string path = tempPath("saved.onnx");
+  params[0].data<float>()[0] = 9.0f;
+  params.pop_back();
+  saveModelWithParams(onnx, {specs[0]}, params, path);
+  onnx::ModelProto saved;
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(saved.ParseFromIstream(&in));
+  std::string again;
+  saved.SerializeToString(&again);
+  std::vector<Tensor> reloaded =
+      loadInitialParams({reinterpret_cast<const unsigned char *>(again.data()),
+                         static_cast<int64_t>(again.size())},
+                        specs);
+  EXPECT_EQ(reloaded[0].data<float>()[0], 9.0f);
+  EXPECT_EQ(reloaded[0].data<float>()[299], 149.5f);
+  EXPECT_EQ(reloaded[1].data<float>()[3], -1.5f);
+
+  // A short one: the size error.
+  model.mutable_graph()->mutable_initializer(0)->set_raw_data(values.data(),
+                                                              1196);
+  model.SerializeToString(&bytes);
+  onnx = {reinterpret_cast<const unsigned char *>(bytes.data()),
+          static_cast<int64_t>(bytes.size())};
+  EXPECT_EQ(errorOf([&] { loadInitialParams(onnx, specs); }),
+            "parameter 'raw' holds 299 values in the embedded ONNX model, "
+            "expected 300");
+}

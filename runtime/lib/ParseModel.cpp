@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ParseModel.h"
+#include "autodist/runtime/ParseModel.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -16,8 +16,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <optional>
 
-namespace autodist::detail {
+namespace autodist::rt {
 
 namespace {
 using google::protobuf::io::CodedInputStream;
@@ -76,7 +77,8 @@ bool isDelimited(uint32_t tag, int number) {
 }
 
 bool parseInitializer(CodedInputStream &in, onnx::TensorProto &t,
-                      uint64_t minSkippedBytes, uint64_t &skippedBytes) {
+                      uint64_t minSkippedBytes,
+                      std::optional<SkippedBytes> &skipped) {
   // data_type (field 2) precedes the data in serializers' field order; data
   // seen before it is kept.
   bool isFloat = false;
@@ -95,13 +97,14 @@ bool parseInitializer(CodedInputStream &in, onnx::TensorProto &t,
                       isDelimited(tag, kTensorFloatData)))
       return true;
     uint32_t length;
-    if (!in.ReadVarint32(&length))
+    bool isRaw = WFL::GetTagFieldNumber(tag) == kTensorRawData;
+    if (!in.ReadVarint32(&length) || (!isRaw && length % sizeof(float)))
       return false;
     if (length < minSkippedBytes) { // small: kept
       std::string bytes;
       if (!in.ReadString(&bytes, static_cast<int>(length)))
         return false;
-      if (WFL::GetTagFieldNumber(tag) == kTensorRawData) {
+      if (isRaw) {
         t.set_raw_data(std::move(bytes));
       } else {
         for (size_t i = 0; i + sizeof(float) <= bytes.size();
@@ -111,10 +114,13 @@ bool parseInitializer(CodedInputStream &in, onnx::TensorProto &t,
           t.add_float_data(v);
         }
       }
-    } else if (!in.Skip(static_cast<int>(length))) {
-      return false;
     } else {
-      skippedBytes += length;
+      if (skipped) // two data fields: malformed
+        return false;
+      skipped =
+          SkippedBytes{static_cast<uint64_t>(in.CurrentPosition()), length};
+      if (!in.Skip(static_cast<int>(length)))
+        return false;
     }
     handled = true;
     return true;
@@ -130,12 +136,11 @@ bool parseGraph(CodedInputStream &in, onnx::GraphProto &graph,
     if (!enter(in, limit))
       return false;
     onnx::TensorProto &t = *graph.add_initializer();
-    uint64_t skippedBytes = 0;
-    if (!parseInitializer(in, t, minSkippedBytes, skippedBytes) ||
-        !leave(in, limit))
+    std::optional<SkippedBytes> data;
+    if (!parseInitializer(in, t, minSkippedBytes, data) || !leave(in, limit))
       return false;
-    if (skippedBytes)
-      skipped[t.name()] = skippedBytes;
+    if (data)
+      skipped[t.name()] = *data;
     handled = true;
     return true;
   });
@@ -160,4 +165,4 @@ bool parseModelWithoutWeights(google::protobuf::io::ZeroCopyInputStream &input,
   });
 }
 
-} // namespace autodist::detail
+} // namespace autodist::rt
