@@ -274,6 +274,12 @@ int main(int argc, char **argv) {
       autodist::importOnnxFile(&context, inputFile, importOptions);
   if (!module)
     return 1;
+  if (auto dir =
+          (*module)->getAttrOfType<StringAttr>("autodist.external_data_dir"))
+    progress("the weights stay in their external data files in " +
+             dir.getValue() +
+             ", which the executable reads at start (--external-data=DIR "
+             "if they move)");
   if (!train && emit != Emit::Strategy &&
       (explain || !dumpStrategy.empty() || !strategyFile.empty()))
     return fail("strategies distribute training: add --train (or "
