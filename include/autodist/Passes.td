@@ -240,8 +240,9 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let description = [{
     Writes the JSON manifest the runtime reads (parameters, inputs, outputs,
     training settings, strategy, and with a strategy the cluster's nodes and
-    the optimizer state parameter servers own, from `dist.owners`; see
-    docs/abi.md) into the module attribute
+    the optimizer state parameter servers own, from `dist.owners`; and the
+    directory of the model's ONNX external data, from the importer's
+    `autodist.external_data_dir`; see docs/abi.md) into the module attribute
     `autodist.manifest`, and marks `@forward` / `@train_step` with
     `llvm.emit_c_interface`.
   }];

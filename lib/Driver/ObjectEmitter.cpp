@@ -9,13 +9,17 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -42,22 +46,90 @@ hostTargetMachine(unsigned optLevel, std::string &error) {
           llvm::CodeGenOptLevel::Aggressive)));
 }
 
-/// Adds the model bytes and their size as external constants.
-static void embedModel(llvm::Module &module, llvm::StringRef bytes) {
+/// The section that holds the model's bytes in the object file.
+static constexpr llvm::StringLiteral kModelSection = ".rodata.autodist_model";
+
+/// Adds `autodist_model_onnx` (`size` bytes, zeros for now: the bytes are
+/// written into the object file afterwards by copyModelInto) and
+/// `autodist_model_onnx_size`. The zeros cost no memory: LLVM emits them as
+/// a fill, never as an array of `size` bytes.
+static void reserveModel(llvm::Module &module, uint64_t size) {
   llvm::LLVMContext &ctx = module.getContext();
-  llvm::Constant *data = llvm::ConstantDataArray::get(
-      ctx, llvm::ArrayRef<uint8_t>(
-               reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
-  new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
-                           llvm::GlobalValue::ExternalLinkage, data,
-                           "autodist_model_onnx");
+  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), size);
+  auto *data = new llvm::GlobalVariable(
+      module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantAggregateZero::get(type), "autodist_model_onnx");
+  data->setSection(kModelSection);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   new llvm::GlobalVariable(
       module, i64, true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(i64, bytes.size()), "autodist_model_onnx_size");
+      llvm::ConstantInt::get(i64, size), "autodist_model_onnx_size");
 }
 
-LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
+/// Copies the `size` bytes of `modelPath` over the zeros reserveModel left
+/// in the object file `objPath`, a chunk at a time.
+static LogicalResult copyModelInto(llvm::StringRef objPath,
+                                   llvm::StringRef modelPath, uint64_t size,
+                                   std::string &error) {
+  uint64_t offset = 0;
+  {
+    auto obj = llvm::object::ObjectFile::createObjectFile(objPath);
+    if (!obj) {
+      error = llvm::toString(obj.takeError());
+      return failure();
+    }
+    const llvm::object::ObjectFile &file = *obj->getBinary();
+    bool found = false;
+    for (const llvm::object::SectionRef &sec : file.sections()) {
+      llvm::Expected<llvm::StringRef> name = sec.getName();
+      if (!name || *name != kModelSection)
+        continue;
+      llvm::Expected<llvm::StringRef> contents = sec.getContents();
+      if (!contents || contents->size() != size) {
+        llvm::consumeError(contents.takeError());
+        break;
+      }
+      offset = contents->data() - file.getData().data();
+      found = true;
+    }
+    if (!found) {
+      error = "the object file has no " + kModelSection.str() +
+              " section of the model's size";
+      return failure();
+    }
+  }
+  int in, out;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(modelPath, in)) {
+    error = "cannot read '" + modelPath.str() + "': " + ec.message();
+    return failure();
+  }
+  if (std::error_code ec = llvm::sys::fs::openFileForReadWrite(
+          objPath, out, llvm::sys::fs::CD_OpenExisting,
+          llvm::sys::fs::OF_None)) {
+    llvm::sys::Process::SafelyCloseFileDescriptor(in);
+    error = "cannot write '" + objPath.str() + "': " + ec.message();
+    return failure();
+  }
+  std::vector<char> chunk(1 << 20);
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(in, chunk.data(),
+                        std::min<uint64_t>(chunk.size(), size - done), done);
+    if (n <= 0 || ::pwrite(out, chunk.data(), n, offset + done) !=
+                      static_cast<ssize_t>(n)) {
+      error = n <= 0 ? "'" + modelPath.str() + "' changed while compiling"
+                     : "cannot write '" + objPath.str() + "'";
+      break;
+    }
+    done += n;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(in);
+  if (llvm::sys::Process::SafelyCloseFileDescriptor(out) && error.empty())
+    error = "cannot write '" + objPath.str() + "'";
+  return success(error.empty());
+}
+
+LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
                              unsigned optLevel, llvm::StringRef path,
                              std::string &error) {
   if (optLevel > 3) {
@@ -65,39 +137,46 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelBytes,
             " is out of range 0-3";
     return failure();
   }
+  uint64_t modelSize;
+  if (std::error_code ec = llvm::sys::fs::file_size(modelPath, modelSize)) {
+    error = "cannot read '" + modelPath.str() + "': " + ec.message();
+    return failure();
+  }
   std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(optLevel, error);
   if (!tm)
     return failure();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "autodist_model");
-  if (!llvmModule) {
-    error = "translation to LLVM IR failed";
-    return failure();
+  {
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(module, llvmContext, "autodist_model");
+    if (!llvmModule) {
+      error = "translation to LLVM IR failed";
+      return failure();
+    }
+    llvmModule->setTargetTriple(tm->getTargetTriple());
+    llvmModule->setDataLayout(tm->createDataLayout());
+    reserveModel(*llvmModule, modelSize);
+    if (llvm::Error e = makeOptimizingTransformer(optLevel, 0,
+                                                  tm.get())(llvmModule.get())) {
+      error = llvm::toString(std::move(e));
+      return failure();
+    }
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      error = "cannot write '" + path.str() + "': " + ec.message();
+      return failure();
+    }
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, out.os(), nullptr,
+                                llvm::CodeGenFileType::ObjectFile)) {
+      error = "the target cannot emit object files";
+      return failure();
+    }
+    pm.run(*llvmModule);
+    out.keep();
   }
-  llvmModule->setTargetTriple(tm->getTargetTriple());
-  llvmModule->setDataLayout(tm->createDataLayout());
-  embedModel(*llvmModule, modelBytes);
-  if (llvm::Error e =
-          makeOptimizingTransformer(optLevel, 0, tm.get())(llvmModule.get())) {
-    error = llvm::toString(std::move(e));
-    return failure();
-  }
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, out.os(), nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return failure();
-  }
-  pm.run(*llvmModule);
-  out.keep();
-  return success();
+  return copyModelInto(path, modelPath, modelSize, error);
 }
 
 } // namespace autodist

@@ -16,6 +16,8 @@
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/ExternalData.h"
+#include "autodist/runtime/ParseModel.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -23,10 +25,16 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
 
@@ -91,16 +99,23 @@ using detail::readInts;
 
 class Importer {
 public:
-  Importer(MLIRContext *ctx, StringRef bufferName,
-           const OnnxImportOptions &options)
+  Importer(MLIRContext *ctx, StringRef bufferName, StringRef modelDir,
+           const rt::SkippedData &skipped, const OnnxImportOptions &options)
       : ctx(ctx), b(ctx), fileLoc(FileLineColLoc::get(ctx, bufferName, 0, 0)),
-        options(options) {}
+        modelDir(modelDir.str()), skipped(skipped), options(options) {}
 
   OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
 
 private:
   LogicalResult importNode(const onnx::NodeProto &node);
   LogicalResult collectInitializers(const onnx::GraphProto &graph);
+  /// Checks that float initializer `t` holds as many bytes as its shape
+  /// needs (read or, for a large one, skipped at parsing).
+  LogicalResult checkFloatData(const onnx::TensorProto &t);
+  /// `t` with its values at hand: `t` itself, or for external data a copy
+  /// with the bytes read from the model's directory (for the small tensors
+  /// whose values the importer needs); null after an error at `loc`.
+  const onnx::TensorProto *withValues(const onnx::TensorProto &t, Location loc);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
   /// Makes graph input `info` a constant when --bind-input names it.
   LogicalResult bindInput(const onnx::ValueInfoProto &info);
@@ -167,11 +182,19 @@ private:
   MLIRContext *ctx;
   OpBuilder b;
   FileLineColLoc fileLoc;
+  /// The absolute directory of the model: where external data lives.
+  std::string modelDir;
+  /// The float initializers whose bytes were not read (ParseModel.h).
+  const rt::SkippedData &skipped;
   const OnnxImportOptions &options;
   std::map<std::string, Value> values;
   std::map<std::string, IntConstant> intConstants;
   std::map<std::string, const onnx::TensorProto *> floatInits;
   std::vector<std::string> paramOrder;
+  /// Copies of external tensors with their bytes read (see withValues).
+  std::deque<onnx::TensorProto> inlined;
+  /// Whether some initializer keeps its data in an external file.
+  bool hasExternalData = false;
   /// The model's default-domain opset (operator semantics depend on it).
   int64_t opset = 21;
 };
@@ -561,8 +584,12 @@ LogicalResult Importer::importDropout(const onnx::NodeProto &node) {
         c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
     if (attr && attr.getElementType().isF32())
       v.assign(attr.getValues<float>().begin(), attr.getValues<float>().end());
-    else if (floatInits.count(name))
-      v = readFloats(*floatInits[name]);
+    else if (floatInits.count(name)) {
+      const onnx::TensorProto *t = withValues(*floatInits[name], nodeLoc(node));
+      if (!t)
+        return failure();
+      v = readFloats(*t);
+    }
     if (v.size() != 1) {
       nodeError(node) << "input 'ratio' must be a constant float scalar";
       return failure();
@@ -739,7 +766,10 @@ FailureOr<Value> Importer::importConstantOfShape(const onnx::NodeProto &node) {
                          "tensor";
       return failure();
     }
-    std::vector<float> v = readFloats(a->t());
+    const onnx::TensorProto *t = withValues(a->t(), nodeLoc(node));
+    if (!t)
+      return failure();
+    std::vector<float> v = readFloats(*t);
     if (v.size() != 1) {
       nodeError(node) << "attribute 'value' must hold one value";
       return failure();
@@ -789,23 +819,65 @@ FailureOr<Value> Importer::importRange(const onnx::NodeProto &node) {
       .getResult();
 }
 
+const onnx::TensorProto *Importer::withValues(const onnx::TensorProto &t,
+                                              Location loc) {
+  if (!rt::isExternal(t))
+    return &t;
+  onnx::TensorProto &copy = inlined.emplace_back(t);
+  if (std::string err = rt::inlineExternalData(copy, modelDir); !err.empty()) {
+    emitError(loc) << err;
+    return nullptr;
+  }
+  return &copy;
+}
+
+LogicalResult Importer::checkFloatData(const onnx::TensorProto &t) {
+  uint64_t need = sizeof(float);
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return emitError(fileLoc)
+             << "initializer '" << t.name() << "' has a negative dim";
+    need *= static_cast<uint64_t>(d);
+  }
+  auto it = skipped.find(t.name());
+  uint64_t have = it != skipped.end() ? it->second.length
+                  : t.has_raw_data()  ? t.raw_data().size()
+                                      : t.float_data_size() * sizeof(float);
+  if (have != need)
+    return emitError(fileLoc) << "initializer '" << t.name() << "' holds "
+                              << have << " bytes, but its shape "
+                              << f32Tensor(ctx, t) << " needs " << need;
+  return success();
+}
+
 LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
   for (const onnx::TensorProto &t : graph.initializer()) {
-    if (t.has_data_location() &&
-        t.data_location() == onnx::TensorProto::EXTERNAL)
-      return emitError(fileLoc) << "initializer '" << t.name()
-                                << "' uses external data, which is not "
-                                   "supported";
+    bool external = rt::isExternal(t);
+    hasExternalData |= external;
     switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
+      // A parameter: only its shape matters here, the runtime reads the
+      // values. External data is checked (file, region, size), not read.
+      if (external) {
+        rt::ExternalData where;
+        if (std::string err = rt::locateExternalData(t, modelDir, where);
+            !err.empty())
+          return emitError(fileLoc) << err;
+      } else if (failed(checkFloatData(t))) {
+        return failure();
+      }
       floatInits[t.name()] = &t;
       paramOrder.push_back(t.name());
       break;
     case onnx::TensorProto::INT64:
     case onnx::TensorProto::INT32:
-    case onnx::TensorProto::BOOL:
-      intConstants[t.name()] = readInts(t);
+    case onnx::TensorProto::BOOL: {
+      const onnx::TensorProto *values = withValues(t, fileLoc);
+      if (!values)
+        return failure();
+      intConstants[t.name()] = readInts(*values);
       break;
+    }
     default:
       return emitError(fileLoc)
              << "initializer '" << t.name() << "' has unsupported data type "
@@ -1218,7 +1290,10 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
       nodeError(node) << "only the 'value' tensor form is supported";
       return failure();
     }
-    const onnx::TensorProto &t = v->t();
+    const onnx::TensorProto *values = withValues(v->t(), nodeLoc(node));
+    if (!values)
+      return failure();
+    const onnx::TensorProto &t = *values;
     if (t.data_type() == onnx::TensorProto::INT64 ||
         t.data_type() == onnx::TensorProto::BOOL) {
       intConstants[node.output(0)] = readInts(t);
@@ -1295,6 +1370,9 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   module->getOperation()->setAttr("autodist.source", fileLoc.getFilename());
+  if (hasExternalData) // where the runtime finds the parameters' values
+    module->getOperation()->setAttr("autodist.external_data_dir",
+                                    b.getStringAttr(modelDir));
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, fileLoc, "forward",
                                    b.getFunctionType(argTypes, {}));
@@ -1346,24 +1424,64 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   return module;
 }
 
-OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
-                                      StringRef bufferName,
-                                      const OnnxImportOptions &options) {
+/// Imports the model `input` streams (`name` in diagnostics; its directory
+/// holds the external data).
+static OwningOpRef<ModuleOp>
+importStream(MLIRContext *context,
+             google::protobuf::io::ZeroCopyInputStream &input, StringRef name,
+             const OnnxImportOptions &options) {
   context->loadDialect<nn::NNDialect, func::FuncDialect, arith::ArithDialect>();
+  Location loc = FileLineColLoc::get(context, name, 0, 0);
   onnx::ModelProto model;
-  if (bytes.size() > INT_MAX ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
-        << "cannot parse '" << bufferName
-        << "' as an ONNX model (truncated or not a ModelProto)";
+  rt::SkippedData skipped;
+  if (!rt::parseModelWithoutWeights(input, model, skipped)) {
+    emitError(loc) << "cannot parse '" << name
+                   << "' as an ONNX model (truncated or not a ModelProto)";
     return nullptr;
   }
   if (!model.has_graph()) {
-    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
-        << "'" << bufferName << "' has no graph";
+    emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
-  return Importer(context, bufferName, options).run(model);
+  // External data is relative to the model's directory, kept absolute so
+  // that the executable finds it from anywhere.
+  llvm::SmallString<256> dir(name);
+  llvm::sys::path::remove_filename(dir);
+  llvm::sys::fs::make_absolute(dir);
+  llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+  return Importer(context, name, dir, skipped, options).run(model);
+}
+
+OwningOpRef<ModuleOp> importOnnxModel(MLIRContext *context, StringRef bytes,
+                                      StringRef bufferName,
+                                      const OnnxImportOptions &options) {
+  if (bytes.size() > INT_MAX) {
+    emitError(FileLineColLoc::get(context, bufferName, 0, 0))
+        << "'" << bufferName
+        << "' is larger than an ONNX model can be (2 GB; larger models keep "
+           "their tensors in external data files)";
+    return nullptr;
+  }
+  google::protobuf::io::ArrayInputStream input(bytes.data(),
+                                               static_cast<int>(bytes.size()));
+  return importStream(context, input, bufferName, options);
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext *context, StringRef path,
+                                     const OnnxImportOptions &options) {
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd)) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "cannot read '" << path << "': " << ec.message();
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module;
+  {
+    google::protobuf::io::FileInputStream input(fd);
+    module = importStream(context, input, path, options);
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  return module;
 }
 
 } // namespace autodist

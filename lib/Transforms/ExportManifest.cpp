@@ -189,6 +189,8 @@ struct ExportManifestPass
                                     forward.getResultTypes()[i]));
     }
     auto source = module->getAttrOfType<StringAttr>("autodist.source");
+    auto externalDir =
+        module->getAttrOfType<StringAttr>("autodist.external_data_dir");
     json::Object manifest{
         {"version", 1},
         {"model", source ? source.getValue() : ""},
@@ -201,6 +203,8 @@ struct ExportManifestPass
                         ? clusterEntry(clusterOf(module))
                         : json::Value(nullptr)},
     };
+    if (externalDir) // the directory of the parameters' external data
+      manifest["external_data_dir"] = externalDir.getValue();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << json::Value(std::move(manifest));

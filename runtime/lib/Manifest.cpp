@@ -143,6 +143,8 @@ Manifest Manifest::parse(std::string_view text) {
       throw Error("unsupported model manifest version " +
                   std::to_string(m.version) + " (this runtime reads 1)");
     m.model = j.value("model", "");
+    if (j.contains("external_data_dir") && !j["external_data_dir"].is_null())
+      m.externalDataDir = j["external_data_dir"].get<std::string>();
     m.params = parseSpecs(j, "params");
     m.inputs = parseSpecs(j, "inputs");
     m.outputs = parseSpecs(j, "outputs");

@@ -68,7 +68,7 @@ Options parseOptions(int argc, char **argv) {
                                         "--checkpoint", "--checkpoint-every",
                                         "--resume",     "--inputs",
                                         "--outputs",    "--seed",
-                                        "--trace"};
+                                        "--trace",      "--external-data"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -105,17 +105,19 @@ Options parseOptions(int argc, char **argv) {
     } else {
       if (value.empty())
         throw invalid(flag, value,
-                      flag == "--checkpoint" ? "expected a directory"
-                                             : "expected a file name");
-      std::string *dest = flag == "--data"         ? &o.data
-                          : flag == "--log"        ? &o.log
-                          : flag == "--save"       ? &o.save
-                          : flag == "--eval"       ? &o.eval
-                          : flag == "--checkpoint" ? &o.checkpoint
-                          : flag == "--inputs"     ? &o.inputs
-                          : flag == "--outputs"    ? &o.outputs
-                          : flag == "--trace"      ? &o.trace
-                                                   : &o.predict;
+                      flag == "--checkpoint" || flag == "--external-data"
+                          ? "expected a directory"
+                          : "expected a file name");
+      std::string *dest = flag == "--data"            ? &o.data
+                          : flag == "--log"           ? &o.log
+                          : flag == "--save"          ? &o.save
+                          : flag == "--eval"          ? &o.eval
+                          : flag == "--checkpoint"    ? &o.checkpoint
+                          : flag == "--inputs"        ? &o.inputs
+                          : flag == "--outputs"       ? &o.outputs
+                          : flag == "--trace"         ? &o.trace
+                          : flag == "--external-data" ? &o.externalData
+                                                      : &o.predict;
       *dest = value;
     }
   }
@@ -133,7 +135,7 @@ Options parseOptions(int argc, char **argv) {
     // training or of --eval/--predict.
     for (const std::string &flag : given) {
       if (flag == "--inputs" || flag == "--outputs" || flag == "--batch-size" ||
-          (flag == "--steps" && o.steps == 0))
+          flag == "--external-data" || (flag == "--steps" && o.steps == 0))
         continue;
       std::string shown =
           flag == "--steps" ? "--steps=" + std::to_string(o.steps) : flag;
@@ -185,6 +187,12 @@ std::string helpText(const char *program) {
          "                      named like it (written on rank 0 only)\n"
          "  --batch-size=B      run the samples in calls of B (the last may\n"
          "                      be smaller; default: all in one call)\n"
+         "\n"
+         "Either way:\n"
+         "  --external-data=DIR read the parameters' ONNX external data\n"
+         "                      files from DIR (default: the directory of\n"
+         "                      the model compiled, recorded in the\n"
+         "                      executable; no effect without external data)\n"
          "\n"
          "Training:\n"
          "  --data=FILE.npz     training data (not needed with --steps=0)\n"

@@ -157,6 +157,12 @@ private:
   void checkLabelRange(Dataset &ds) const;
   void checkIndexRanges(Dataset &ds) const;
   void checkBatchDims() const;
+  /// Where the parameters' ONNX external data files are: --external-data,
+  /// else the directory the compiler recorded.
+  const std::string &externalDataDir() const {
+    return opts_.externalData.empty() ? manifest_.externalDataDir
+                                      : opts_.externalData;
+  }
   /// Dropout's seed (--seed, else the manifest's), when the train step takes
   /// one.
   std::optional<uint64_t> seed() const {
@@ -209,7 +215,7 @@ void Trainer::setup() {
     for (const OwnedPiece &piece : s.owners)
       (void)placement().rankOfDevice(piece.device); // throws when invalid
 
-  params_ = loadInitialParams(model_.onnx, manifest_.params);
+  params_ = loadInitialParams(model_.onnx, manifest_.params, externalDataDir());
   for (const Tensor &p : params_)
     nextParams_.emplace_back(p.dtype(), p.shape());
   for (const TensorSpec &s : stateSpecs_) { // optimizer state starts at zero
@@ -269,7 +275,7 @@ void Trainer::setupInference() {
     throw Error("this model has no inference entry point (autodist_forward)");
   if (rank_ != 0)
     return;
-  params_ = loadInitialParams(model_.onnx, manifest_.params);
+  params_ = loadInitialParams(model_.onnx, manifest_.params, externalDataDir());
   inferSet_.emplace(opts_.inputs, manifest_.inputs, nullptr, false);
   checkIndexRanges(*inferSet_);
   if (inferSet_->whole() && opts_.batchSize)
@@ -603,7 +609,8 @@ void Trainer::finish() {
       throw Error("cannot write " + inQuotes(opts_.log) + ": write failed");
   }
   if (!opts_.save.empty())
-    saveModelWithParams(model_.onnx, manifest_.params, params_, opts_.save);
+    saveModelWithParams(model_.onnx, manifest_.params, params_, opts_.save,
+                        externalDataDir());
   if (evalSet_)
     evaluate();
 }

@@ -64,6 +64,14 @@ TEST(Manifest, InferenceOnly) {
           "outputs": [{"name": "y", "shape": [-1], "dtype": "i64"}]})");
   EXPECT_FALSE(m.train);
   EXPECT_EQ(m.outputs[0].dtype, DType::I64);
+  EXPECT_EQ(m.externalDataDir, ""); // no external data
+}
+
+TEST(Manifest, ExternalDataDir) {
+  Manifest m = Manifest::parse(
+      R"({"version": 1, "params": [], "train": null, "inputs": [],
+          "outputs": [], "external_data_dir": "/models/big"})");
+  EXPECT_EQ(m.externalDataDir, "/models/big");
 }
 
 // No state, no schedule, no labels: plain SGD, constant lr, label-free loss.

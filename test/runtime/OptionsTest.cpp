@@ -137,6 +137,19 @@ TEST(Options, Inference) {
   EXPECT_FALSE(parse({"--steps=0", "--batch-size=2"}).inferenceOnly());
 }
 
+TEST(Options, ExternalData) {
+  // Both for inference and for training.
+  EXPECT_EQ(
+      parse({"--inputs=in.npz", "--outputs=out.npz", "--external-data=/w"})
+          .externalData,
+      "/w");
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2", "--external-data", "d"})
+                .externalData,
+            "d");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--external-data="}),
+            "invalid value '' for --external-data (expected a directory)");
+}
+
 TEST(Options, InferenceErrors) {
   EXPECT_EQ(usageError({"--inputs=in.npz"}),
             "--inputs needs --outputs=FILE.npz (where to write the model's "

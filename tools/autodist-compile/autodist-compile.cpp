@@ -24,8 +24,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -276,10 +276,11 @@ int main(int argc, char **argv) {
   if (!shapeError.empty())
     return fail(shapeError);
 
-  auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/false);
-  if (!buffer)
-    return fail("cannot read '" + inputFile +
-                "': " + buffer.getError().message());
+  if (int fd;
+      std::error_code ec = llvm::sys::fs::openFileForRead(inputFile, fd))
+    return fail("cannot read '" + inputFile + "': " + ec.message());
+  else
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
 
   autodist::registerAllPassesAndPipelines();
   DialectRegistry registry;
@@ -288,10 +289,16 @@ int main(int argc, char **argv) {
   context.getDiagEngine().registerHandler(printDiagnostic);
 
   progress("importing " + inputFile);
-  OwningOpRef<ModuleOp> module = autodist::importOnnxModel(
-      &context, (*buffer)->getBuffer(), inputFile, importOptions);
+  OwningOpRef<ModuleOp> module =
+      autodist::importOnnxFile(&context, inputFile, importOptions);
   if (!module)
     return 1;
+  if (auto dir =
+          (*module)->getAttrOfType<StringAttr>("autodist.external_data_dir"))
+    progress("the weights stay in their external data files in " +
+             dir.getValue() +
+             ", which the executable reads at start (--external-data=DIR "
+             "if they move)");
   if (!train && emit != Emit::Strategy &&
       (explain || !dumpStrategy.empty() || !strategyFile.empty()))
     return fail("strategies distribute training: add --train (or "
@@ -373,12 +380,11 @@ int main(int argc, char **argv) {
           return success();
         });
 
-  llvm::StringRef modelBytes = (*buffer)->getBuffer();
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
     return writeAtomically(outputFile, [&](llvm::StringRef tmp,
                                            std::string &err) {
-      return autodist::emitObjectFile(*module, modelBytes, optLevel, tmp, err);
+      return autodist::emitObjectFile(*module, inputFile, optLevel, tmp, err);
     });
   }
   progress("emitting the object file");
@@ -386,7 +392,7 @@ int main(int argc, char **argv) {
       writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
         std::string obj = (tmp + ".o").str();
         LogicalResult r =
-            autodist::emitObjectFile(*module, modelBytes, optLevel, obj, err);
+            autodist::emitObjectFile(*module, inputFile, optLevel, obj, err);
         if (succeeded(r)) {
           progress("linking");
           r = autodist::linkExecutable(obj, tmp, err);

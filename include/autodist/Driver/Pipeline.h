@@ -58,10 +58,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,
                                 bool verbose);
 
 /// Translates an LLVM-dialect `module` to an object file at `path` for the
-/// host CPU at LLVM optimization level `optLevel` (0-3), embedding
-/// `modelBytes` as `autodist_model_onnx` (docs/abi.md).
+/// host CPU at LLVM optimization level `optLevel` (0-3), embedding the
+/// bytes of the ONNX file `modelPath` as `autodist_model_onnx`
+/// (docs/abi.md). The bytes are copied from file to file, never held in
+/// memory.
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
-                                   llvm::StringRef modelBytes,
+                                   llvm::StringRef modelPath,
                                    unsigned optLevel, llvm::StringRef path,
                                    std::string &error);
 

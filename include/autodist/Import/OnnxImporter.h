@@ -40,6 +40,15 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxModel(mlir::MLIRContext *context, llvm::StringRef bytes,
                 llvm::StringRef bufferName, const OnnxImportOptions &options);
 
+/// Imports the ONNX model file `path`, streaming it: the data of large float
+/// initializers (the parameters) is skipped, not read, so the import needs
+/// little memory beyond the graph whatever the size of the weights. External
+/// data is found relative to `path`'s directory (`bufferName`'s for
+/// importOnnxModel).
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxFile(mlir::MLIRContext *context, llvm::StringRef path,
+               const OnnxImportOptions &options);
+
 } // namespace autodist
 
 #endif // AUTODIST_IMPORT_ONNXIMPORTER_H

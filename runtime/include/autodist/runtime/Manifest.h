@@ -60,6 +60,9 @@ struct TrainSpec {
 struct Manifest {
   int version = 0;
   std::string model;
+  /// Where the model's external data files were at compile time (absolute;
+  /// empty when every initializer is inside the model).
+  std::string externalDataDir;
   std::vector<TensorSpec> params, inputs, outputs;
   std::optional<TrainSpec> train; // absent for inference-only builds
   std::string strategy;

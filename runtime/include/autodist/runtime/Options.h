@@ -22,6 +22,9 @@ struct Options {
   int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
   bool resume = false;         // --resume: continue from --checkpoint
   bool help = false;
+  // --external-data: where the model's ONNX external data files are
+  // (default: the directory recorded at compile time).
+  std::string externalData;
   // --inputs/--outputs: inference only (both or neither).
   std::string inputs, outputs;
 
