@@ -117,6 +117,10 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
       split by its smallest divisor, all-reduce per shard;
     - `parallax`: sparse gradients on load-balanced servers, dense ones
       all-reduced.
+
+    `placement=bandwidth` places the servers' variables in proportion to
+    the bandwidth of their nodes instead of by bytes alone: largest first,
+    each on the server with the smallest (load + bytes) / bandwidth.
   }];
   let options = [
     Option<"builder", "builder", "std::string", "\"allreduce\"",
@@ -139,7 +143,11 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
     Option<"sync", "sync", "bool", "true", "synchronous parameter servers">,
     Option<"staleness", "staleness", "int64_t", "0",
            "parameter-server staleness bound">,
-    Option<"seed", "seed", "uint64_t", "0", "seed of random-axis-ar">
+    Option<"seed", "seed", "uint64_t", "0", "seed of random-axis-ar">,
+    Option<"placement", "placement", "std::string", "\"bytes\"",
+           "parameter-server placement of ps-lb, partitioned-ps, uneven-ps "
+           "and parallax: bytes (greedy, AutoDist's) or bandwidth "
+           "(proportional to each node's network_bandwidth)">
   ];
   let dependentDialects = ["autodist::dist::DistDialect"];
 }

@@ -56,6 +56,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   strategy.strategyFile = o.strategyFile;
   strategy.clusterFile = o.clusterFile;
   strategy.chunkSize = o.chunkSize;
+  strategy.placement = o.placement;
   strategy.seed = o.seed;
   pm.addPass(createApplyStrategy(strategy));
   return pm.run(module);

@@ -79,6 +79,11 @@ FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {
   o.sync = sync;
   o.staleness = staleness;
   o.seed = seed;
+  std::optional<Placement> p = parsePlacement(placement);
+  if (!p)
+    return module.emitError("dist-strategy: unknown placement '")
+           << placement << "' (supported: bytes, bandwidth)";
+  o.placement = *p;
   return o;
 }
 

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <map>
 #include <random>
@@ -52,6 +53,13 @@ public:
       : ctx(ctx), b(ctx), options(o) {
     for (const std::string &d : cluster.cpuDevices())
       servers.push_back(d);
+    // cpuDevices() lists every node's CPUs in node order.
+    for (Attribute a : cluster.getNodes()) {
+      auto n = cast<ClusterNodeAttr>(a);
+      for (size_t c = 0; c < n.getCpus().size(); ++c)
+        bandwidths.push_back(n.getBandwidth().getValueAsDouble() /
+                             n.getCpus().size());
+    }
     for (const std::string &d : cluster.replicaDevices())
       replicas.push_back(b.getStringAttr(d));
   }
@@ -69,6 +77,47 @@ public:
       loads.emplace_back(s, 0.0);
   }
 
+  /// The servers of every variable's shards: variable i has `shards[i]`
+  /// shards of `bytes[i] / shards[i]` bytes each. Greedy by bytes (program
+  /// order, `leastLoaded`) or bandwidth-proportional, per the options.
+  SmallVector<SmallVector<std::string>> place(ArrayRef<int64_t> shards,
+                                              ArrayRef<double> bytes) {
+    SmallVector<SmallVector<std::string>> where(shards.size());
+    if (options.placement == Placement::Bytes) {
+      for (auto [i, n] : llvm::enumerate(shards))
+        where[i] = leastLoaded(n, bytes[i]);
+      return where;
+    }
+    for (auto [i, n] : llvm::enumerate(shards))
+      where[i].resize(n);
+    // Largest shard first; ties in program order.
+    SmallVector<std::pair<size_t, int64_t>> units;
+    for (auto [i, n] : llvm::enumerate(shards))
+      for (int64_t k = 0; k < n; ++k)
+        units.emplace_back(i, k);
+    auto shardBytes = [&](const auto &u) {
+      return bytes[u.first] / shards[u.first];
+    };
+    std::stable_sort(units.begin(), units.end(), [&](auto &x, auto &y) {
+      return shardBytes(x) > shardBytes(y);
+    });
+    for (const auto &u : units)
+      where[u.first][u.second] = fastestToFinish(shardBytes(u));
+    return where;
+  }
+
+  /// The server that would finish soonest with `bytes` more: the smallest
+  /// (load + bytes) / bandwidth, the first one on ties; charged `bytes`.
+  std::string fastestToFinish(double bytes) {
+    size_t best = 0;
+    for (size_t j = 1; j < loads.size(); ++j)
+      if ((loads[j].second + bytes) / bandwidths[j] <
+          (loads[best].second + bytes) / bandwidths[best])
+        best = j;
+    loads[best].second += bytes;
+    return loads[best].first;
+  }
+
   PSSynchronizerAttr ps(StringRef server, bool proxy) const {
     return PSSynchronizerAttr::get(ctx, server, proxy, options.sync,
                                    options.staleness);
@@ -80,15 +129,6 @@ public:
         ctx, options.spec.value_or(defaultSpec), options.compressor,
         options.compressor == Compressor::PowerSGD ? options.powersgdRank : 0,
         group);
-  }
-
-  /// The least-loaded server (the first one on ties), charged `bytes`.
-  std::string leastLoaded(double bytes) {
-    auto it = std::min_element(
-        loads.begin(), loads.end(),
-        [](const auto &x, const auto &y) { return x.second < y.second; });
-    it->second += bytes;
-    return it->first;
   }
 
   /// The `n` least-loaded servers in load order (stable), round-robin when
@@ -133,6 +173,8 @@ public:
   Builder b;
   const BuilderOptions &options;
   SmallVector<std::string> servers;
+  /// Per server: its node's bandwidth divided among the node's servers.
+  SmallVector<double> bandwidths;
   std::vector<std::pair<std::string, double>> loads;
   SmallVector<Attribute> replicas, nodes;
 };
@@ -141,20 +183,30 @@ int64_t dim0(const Variable &v) {
   return v.type.getRank() == 0 ? 1 : v.type.getDimSize(0);
 }
 
-/// PS / PSLoadBalancing: one server per variable, greedy by bytes.
+/// PS / PSLoadBalancing: one server per variable, placed per the options.
 void buildPS(StrategyBuilder &s, ArrayRef<Variable> vars, bool firstOnly) {
   s.usePsServers(firstOnly);
+  SmallVector<int64_t> shards(vars.size(), 1);
+  SmallVector<double> bytes;
   for (const Variable &v : vars)
-    s.add(v, s.ps(s.leastLoaded(v.bytes()), s.options.localProxy));
+    bytes.push_back(v.bytes());
+  SmallVector<SmallVector<std::string>> where = s.place(shards, bytes);
+  for (auto [v, w] : llvm::zip(vars, where))
+    s.add(v, s.ps(w[0], s.options.localProxy));
 }
 
 /// PartitionedPS / UnevenPartitionedPS: axis 0 into `shardsOf(dim 0)`.
 void buildPartitionedPS(StrategyBuilder &s, ArrayRef<Variable> vars,
                         int64_t (*shardsOf)(int64_t)) {
   s.usePsServers(false);
+  SmallVector<int64_t> shards;
+  SmallVector<double> bytes;
   for (const Variable &v : vars) {
-    int64_t n = shardsOf(dim0(v));
-    SmallVector<std::string> where = s.leastLoaded(n, v.bytes());
+    shards.push_back(shardsOf(dim0(v)));
+    bytes.push_back(v.bytes());
+  }
+  SmallVector<SmallVector<std::string>> placed = s.place(shards, bytes);
+  for (auto [v, n, where] : llvm::zip(vars, shards, placed)) {
     if (n == 1) {
       s.add(v, s.ps(where[0], s.options.localProxy));
       continue;
@@ -197,10 +249,18 @@ void buildPartitionedAR(StrategyBuilder &s, ArrayRef<Variable> vars,
 /// variables), sparse ones on load-balanced servers without proxies.
 void buildParallax(StrategyBuilder &s, ArrayRef<Variable> vars) {
   s.usePsServers(false);
-  int64_t dense = 0;
+  SmallVector<int64_t> shards;
+  SmallVector<double> bytes;
+  for (const Variable &v : vars)
+    if (v.sparse) {
+      shards.push_back(1);
+      bytes.push_back(v.bytes());
+    }
+  SmallVector<SmallVector<std::string>> placed = s.place(shards, bytes);
+  int64_t dense = 0, sparse = 0;
   for (const Variable &v : vars) {
     if (v.sparse) {
-      s.add(v, s.ps(s.leastLoaded(v.bytes()), /*proxy=*/false));
+      s.add(v, s.ps(placed[sparse++][0], /*proxy=*/false));
       continue;
     }
     s.add(v, s.allReduce(dense++ / s.options.chunkSize, AllReduceSpec::NCCL));
@@ -208,6 +268,13 @@ void buildParallax(StrategyBuilder &s, ArrayRef<Variable> vars) {
 }
 
 } // namespace
+
+std::optional<Placement> autodist::parsePlacement(StringRef name) {
+  return llvm::StringSwitch<std::optional<Placement>>(name)
+      .Case("bytes", Placement::Bytes)
+      .Case("bandwidth", Placement::Bandwidth)
+      .Default(std::nullopt);
+}
 
 ArrayRef<StringLiteral> autodist::builderNames() {
   static const StringLiteral names[] = {

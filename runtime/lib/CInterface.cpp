@@ -7,6 +7,7 @@
 
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
@@ -27,6 +28,17 @@ namespace {
 [[noreturn]] void fatal(const char *what) {
   std::fprintf(stderr, "error: internal: %s\n", what);
   comm::abort(1);
+}
+
+/// Ends the run for `e` thrown by a runtime call: a user error (Error, e.g.
+/// a checkpoint of another program) as every runtime error is shown, any
+/// other exception as a compiler bug.
+[[noreturn]] void fatal(const std::exception &e) {
+  if (auto *user = dynamic_cast<const Error *>(&e)) {
+    std::fprintf(stderr, "error: %s\n", user->what());
+    comm::abort(user->exitCode());
+  }
+  fatal(e.what());
 }
 
 /// Records the enclosing runtime call as a trace event when tracing is on;
@@ -120,7 +132,7 @@ _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *buf,
         try {
           compress::allreduceFp16EF(data, n, kind, bucket);
         } catch (const std::exception &e) {
-          fatal(e.what());
+          fatal(e);
         }
       },
       2);
@@ -145,7 +157,7 @@ extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
       bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows,
                                           cols, rank, kind, slot);
     } catch (const std::exception &e) {
-      fatal(e.what());
+      fatal(e);
     }
   }
   traffic::record(bytes.first);

@@ -62,12 +62,36 @@ void allreduceFp16(float *data, int64_t n, ReduceOp op) {
 }
 
 namespace {
-/// A state slot of `n` elements: zero (or `init`) when new; a slot of
-/// another size (a checkpoint of another program) throws.
+/// Where the slots were restored from (setResiduals), if they were.
+struct Restored {
+  std::string origin;
+  size_t slots = 0;
+};
+Restored &restored() {
+  static Restored r;
+  return r;
+}
+
+/// A state slot of `n` elements: zero (or `init`) when new. State restored
+/// from a checkpoint must have the slot, of this size: otherwise the
+/// checkpoint is of another program (Error naming it). A slot of another
+/// size not restored is the compiler's bug (std::logic_error).
 std::vector<float> &slotOf(int32_t slot, int64_t n, const char *what,
                            void (*init)(std::vector<float> &,
                                         int32_t) = nullptr) {
   std::vector<std::vector<float>> &all = residuals();
+  const Restored &from = restored();
+  if (!from.origin.empty() && (static_cast<size_t>(slot) >= from.slots ||
+                               static_cast<int64_t>(all[slot].size()) != n))
+    throw Error(
+        from.origin + " holds the compressor state of another program: " +
+        "this executable's " + what + " (state slot " + std::to_string(slot) +
+        ") has " + std::to_string(n) + " elements, the checkpoint's " +
+        (static_cast<size_t>(slot) < from.slots
+             ? std::to_string(all[slot].size())
+             : "none (it has " + std::to_string(from.slots) + " slots)") +
+        " (resume with the executable that wrote it, or start without "
+        "--resume)");
   if (all.size() <= static_cast<size_t>(slot))
     all.resize(slot + 1);
   std::vector<float> &v = all[slot];
@@ -76,10 +100,10 @@ std::vector<float> &slotOf(int32_t slot, int64_t n, const char *what,
     if (init)
       init(v, slot);
   } else if (static_cast<int64_t>(v.size()) != n) {
-    throw Error(std::string("the ") + what + " in state slot " +
-                std::to_string(slot) + " has " + std::to_string(v.size()) +
-                " elements, but needs " + std::to_string(n) +
-                " (a checkpoint of another program?)");
+    throw std::logic_error(std::string("the ") + what + " in state slot " +
+                           std::to_string(slot) + " has " +
+                           std::to_string(v.size()) + " elements, but needs " +
+                           std::to_string(n));
   }
   return v;
 }
@@ -199,7 +223,8 @@ std::vector<float> flatResiduals() {
 }
 
 void setResiduals(const std::vector<int64_t> &sizes,
-                  const std::vector<float> &flat) {
+                  const std::vector<float> &flat, const std::string &origin) {
+  restored() = {origin, sizes.size()};
   std::vector<std::vector<float>> &all = residuals();
   all.clear();
   size_t at = 0;

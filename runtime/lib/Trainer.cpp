@@ -336,13 +336,18 @@ void Trainer::shareCheckpoint() {
   for (std::vector<Tensor> *ts : {&params_, &state_})
     for (Tensor &t : *ts)
       comm::broadcast(t.data(), t.byteSize(), 0);
-  // Each rank continues with its own residuals.
+  // Each rank continues with its own residuals (none: the program must
+  // keep none either).
   int64_t buckets = static_cast<int64_t>(residuals_.sizes.size());
   comm::broadcast(&buckets, sizeof buckets, 0);
   residuals_.sizes.resize(buckets);
   comm::broadcast(residuals_.sizes.data(), buckets * sizeof(int64_t), 0);
-  if (buckets == 0)
+  std::string origin =
+      "checkpoint " + inQuotes(Checkpoint::path(opts_.checkpoint));
+  if (buckets == 0) {
+    compress::setResiduals({}, {}, origin);
     return;
+  }
   int64_t total = 0;
   for (int64_t n : residuals_.sizes)
     total += n;
@@ -352,7 +357,7 @@ void Trainer::shareCheckpoint() {
   for (int r = 1; r < size_; ++r)
     comm::sendTo(rank_ == 0 ? residuals_.perRank[r].data() : mine.data(),
                  total * sizeof(float), 0, r);
-  compress::setResiduals(residuals_.sizes, mine);
+  compress::setResiduals(residuals_.sizes, mine, origin);
 }
 
 void Trainer::gatherResiduals() {

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Checks `autodist-compile --emit=strategy` for every builder and model
 against an independent Python implementation of AutoDist's builder rules
-(../shared/reference/autodist.md §2)."""
+(../shared/reference/autodist.md §2). With --placement bandwidth, the
+servers' variables are placed bandwidth-proportionally instead
+(docs/strategies.md): largest shard first, each on the server with the
+smallest (load + bytes) / bandwidth; --server NAME=BW gives the servers and
+their bandwidths (a node's bandwidth divided among its CPU devices)."""
 import argparse
 import json
 import math
@@ -44,13 +48,23 @@ def smallest_non_divisor(n):
 
 
 class Servers:
-    def __init__(self, names):
+    def __init__(self, names, bandwidth=None):
         self.loads = {n: 0.0 for n in names}
+        self.bandwidth = bandwidth  # None: greedy by bytes
 
-    def least(self, b):
-        s = min(self.loads, key=self.loads.get)  # first on ties
-        self.loads[s] += b
-        return s
+    def place(self, shards):
+        """Servers for every variable's shards; shards[i] = (n, bytes)."""
+        if self.bandwidth is None:
+            return [self.least_n(n, b) for n, b in shards]
+        where = [[None] * n for n, _ in shards]
+        units = sorted(((i, k) for i, (n, _) in enumerate(shards) for k in range(n)),
+                       key=lambda u: -shards[u[0]][1] / shards[u[0]][0])  # stable
+        for i, k in units:
+            b = shards[i][1] / shards[i][0]
+            s = min(self.loads, key=lambda j: (self.loads[j] + b) / self.bandwidth[j])
+            self.loads[s] += b
+            where[i][k] = s
+        return where
 
     def least_n(self, n, b):
         order = sorted(self.loads, key=self.loads.get)  # stable
@@ -62,18 +76,18 @@ class Servers:
         return chosen
 
 
-def expect(builder, vars_, servers):
+def expect(builder, vars_, servers, bandwidth):
     """What the builder must decide: per variable a tuple describing it."""
     out = []
     if builder in ("ps", "ps-lb"):
-        srv = Servers(servers[:1] if builder == "ps" else servers)
-        return [("ps", srv.least(nbytes(s))) for _, s, _ in vars_]
+        srv = Servers(servers[:1] if builder == "ps" else servers, bandwidth)
+        return [("ps", w[0]) for w in srv.place([(1, nbytes(s)) for _, s, _ in vars_])]
     if builder in ("partitioned-ps", "uneven-ps"):
-        srv = Servers(servers)
+        srv = Servers(servers, bandwidth)
         f = smallest_divisor if builder == "partitioned-ps" else smallest_non_divisor
-        for _, s, _ in vars_:
-            n = f(s[0]) if s else 1
-            where = srv.least_n(n, nbytes(s))
+        counts = [f(s[0]) if s else 1 for _, s, _ in vars_]
+        placed = srv.place([(n, nbytes(s)) for n, (_, s, _) in zip(counts, vars_)])
+        for n, where in zip(counts, placed):
             out.append(("ps", where[0]) if n == 1 else ("parts", 0, n, tuple(("ps", w) for w in where)))
         return out
     if builder == "allreduce":
@@ -90,11 +104,12 @@ def expect(builder, vars_, servers):
                 counter += n
         return out
     if builder == "parallax":
-        srv = Servers(servers)
+        srv = Servers(servers, bandwidth)
+        placed = iter(srv.place([(1, nbytes(s)) for _, s, sparse in vars_ if sparse]))
         dense = 0
         for _, s, sparse in vars_:
             if sparse:
-                out.append(("ps", srv.least(nbytes(s))))
+                out.append(("ps", next(placed)[0]))
             else:
                 out.append(("ar", "NCCL", dense // CHUNK))
                 dense += 1
@@ -136,10 +151,18 @@ def main():
     p.add_argument("--compiler", required=True)
     p.add_argument("--cluster", required=True)
     p.add_argument("--workdir", required=True)
+    p.add_argument("--placement", default="bytes", choices=["bytes", "bandwidth"])
+    p.add_argument("--server", action="append", metavar="NAME=BW",
+                   help="the cluster's servers in order, with their bandwidths "
+                   "(default: Inputs/cluster-3cpu.yaml's)")
     p.add_argument("models", nargs="+")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
-    servers = ["10.0.0.1:CPU:0", "10.0.0.2:CPU:0", "10.0.0.2:CPU:1"]
+    pairs = [x.rsplit("=", 1) for x in a.server or
+             ["10.0.0.1:CPU:0=25", "10.0.0.2:CPU:0=0.5", "10.0.0.2:CPU:1=0.5"]]
+    servers = [n for n, _ in pairs]
+    bandwidth = ({n: float(b) for n, b in pairs}
+                 if a.placement == "bandwidth" else None)
     checked = 0
     for model in a.models:
         vars_ = variables(model)
@@ -147,12 +170,13 @@ def main():
             out = os.path.join(a.workdir, f"{os.path.basename(model)}.{builder}.json")
             subprocess.run([a.compiler, model, "--emit=strategy", f"--strategy={builder}",
                             f"--cluster={a.cluster}", f"--chunk-size={CHUNK}", "--seed=5",
+                            f"--ps-placement={a.placement}",
                             "--quiet", "-o", out], check=True)
             strategy = json.load(open(out))
             names = [n["var_name"] for n in strategy["node_config"]]
             assert names == [v[0] for v in vars_], f"{model} {builder}: order {names}"
             got = [describe(n) for n in strategy["node_config"]]
-            want = expect(builder, vars_, servers)
+            want = expect(builder, vars_, servers, bandwidth)
             try:
                 if want is None:
                     check_random_axis(vars_, got)

@@ -19,7 +19,12 @@ and checks
 Prints one line per (builder, model, ranks) and exits 1 if any check fails.
 --local-replication turns on local_replication for every parameter server
 (through a strategy file). Models: mlp (examples/mlp, digits data), cnn
-(LeNet without BatchNorm, random data), transformer (random token ids).
+(LeNet without BatchNorm, random data), transformer (random token ids),
+resnet18 (torchvision's ResNet-18 exported in training mode by
+examples/torch/make_torch_models.py, 32x32 random images; needs
+--torch-python). --sync-batchnorm compiles with global-batch statistics,
+which add three all-reduces per BatchNormalization of C channels, of
+(C + 1) + C + 2C floats (docs/design.md).
 
 Example::
 
@@ -55,6 +60,16 @@ def make_model(args, kind, work):
     data = os.path.join(work, f"{kind}.npz")
     if os.path.exists(onnx_path) and os.path.exists(data):
         return onnx_path, data
+    if kind == "resnet18":
+        if not args.torch_python:
+            sys.exit("FAIL: --model resnet18 needs --torch-python")
+        out = os.path.join(work, "resnet18-export")
+        run([args.torch_python, f"{src}/examples/torch/make_torch_models.py",
+             "export", "--model", "resnet18", "--training", "--opset", "14",
+             "--samples", str(4 * args.batch), "--out-dir", out])
+        os.replace(os.path.join(out, "resnet18.onnx"), onnx_path)
+        os.replace(os.path.join(out, "data.npz"), data)
+        return onnx_path, data
     if kind == "mlp":
         run([py, f"{src}/examples/mlp/make_mlp.py", "--out", onnx_path])
         run([py, f"{src}/examples/digits/make_data.py", "--out-dir",
@@ -70,8 +85,9 @@ def make_model(args, kind, work):
     return onnx_path, data
 
 
-def expected_traffic(strategy, onnx_path):
-    """(collectives, bytes) per step that `strategy` implies."""
+def expected_traffic(strategy, onnx_path, sync_batchnorm):
+    """(collectives, bytes) per step that `strategy` implies (and, with
+    `sync_batchnorm`, the statistics' all-reduces)."""
     model = onnx.load(onnx_path)
     arrays = {t.name: numpy_helper.to_array(t)
               for t in model.graph.initializer}
@@ -89,7 +105,13 @@ def expected_traffic(strategy, onnx_path):
                          ps.get("local_replication", False)))
             ps_bytes += nbytes
 
+    # BatchNormalization's running mean and var are parameters of the
+    # strategy, but updated from the statistics, not synchronized.
+    running = {n.input[i] for n in model.graph.node
+               if n.op_type == "BatchNormalization" for i in (3, 4)}
     for node in strategy["node_config"]:
+        if node["var_name"] in running:
+            continue
         a = arrays[node["var_name"]]
         if not node.get("partitioner"):
             add(node, a.nbytes)
@@ -103,6 +125,12 @@ def expected_traffic(strategy, onnx_path):
             add(part, a.nbytes // dim * size)
     collectives = len(groups) + 2 * len(servers)
     nbytes = ar_bytes + 2 * ps_bytes + (4 if groups else 8)
+    if sync_batchnorm:
+        for node in model.graph.node:
+            if node.op_type == "BatchNormalization":
+                channels = arrays[node.input[1]].size
+                collectives += 3
+                nbytes += 4 * ((channels + 1) + channels + 2 * channels)
     return collectives, nbytes
 
 
@@ -111,6 +139,12 @@ def compile_model(args, builder, onnx_path, work):
     strategy = exe + ".strategy.json"
     common = ["--train", "--optimizer", args.optimizer, "--lr", str(args.lr),
               "--quiet"]
+    if args.sync_batchnorm:
+        common.append("--sync-batchnorm")
+    if args.ps_placement:
+        common.append(f"--ps-placement={args.ps_placement}")
+    if args.bucket_bytes is not None:
+        common.append(f"--bucket-bytes={args.bucket_bytes}")
     if args.cluster:
         common.append(f"--cluster={args.cluster}")
     if args.local_replication:
@@ -154,7 +188,7 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--builder", action="append", required=True)
     ap.add_argument("--model", action="append", required=True,
-                    choices=["mlp", "cnn", "transformer"])
+                    choices=["mlp", "cnn", "transformer", "resnet18"])
     ap.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--batch", type=int, default=16, help="global batch")
@@ -163,6 +197,14 @@ def main():
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--local-replication", action="store_true")
+    ap.add_argument("--sync-batchnorm", action="store_true")
+    ap.add_argument("--ps-placement", choices=["bytes", "bandwidth"],
+                    help="autodist-compile's --ps-placement")
+    ap.add_argument("--bucket-bytes", type=int,
+                    help="autodist-compile's --bucket-bytes (0: one "
+                    "all-reduce per group, as the traffic check assumes)")
+    ap.add_argument("--torch-python", help="an interpreter with torch and "
+                    "torchvision (for --model resnet18)")
     args = ap.parse_args()
     for n in args.ranks:
         if args.batch % n:
@@ -174,7 +216,7 @@ def main():
         for builder in args.builder:
             exe, strategy = compile_model(args, builder, onnx_path,
                                           args.workdir)
-            want = expected_traffic(strategy, onnx_path)
+            want = expected_traffic(strategy, onnx_path, args.sync_batchnorm)
             one = train(args, exe, data, 1, exe + ".1.jsonl")
             ref = read_log(exe + ".1.jsonl")
             for n in args.ranks:

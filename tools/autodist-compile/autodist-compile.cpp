@@ -118,6 +118,12 @@ cl::opt<bool> explain("explain",
 cl::opt<int64_t> chunkSize("chunk-size",
                            cl::desc("Parameters per all-reduce group (bucket)"),
                            cl::init(128), cl::cat(category));
+cl::opt<std::string> psPlacement(
+    "ps-placement",
+    cl::desc("Parameter-server placement of ps-lb, partitioned-ps, uneven-ps "
+             "and parallax: bytes (greedy by bytes, AutoDist's) or bandwidth "
+             "(proportional to the --cluster nodes' network_bandwidth)"),
+    cl::init("bytes"), cl::cat(category));
 cl::opt<int64_t> bucketBytes(
     "bucket-bytes",
     cl::desc("Largest all-reduce bucket in bytes: larger groups are split, in "
@@ -327,6 +333,7 @@ int main(int argc, char **argv) {
     o.strategyFile = strategyFile;
     o.clusterFile = cluster;
     o.chunkSize = chunkSize;
+    o.placement = psPlacement;
     o.seed = seed;
     o.syncBatchNorm = syncBatchNorm;
     o.withTrainStep = train;

@@ -28,6 +28,9 @@ struct TrainOptions {
   std::string strategyFile;
   std::string clusterFile;
   int64_t chunkSize = 128;
+  /// Parameter-server placement: bytes or bandwidth (dist-strategy's
+  /// `placement`).
+  std::string placement = "bytes";
   /// Seeds random-axis-ar's axes and dropout's generator.
   uint64_t seed = 0;
   /// Batch normalization statistics over the global batch (all ranks).

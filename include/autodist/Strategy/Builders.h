@@ -25,6 +25,17 @@ struct Variable {
   int64_t bytes() const;
 };
 
+/// How the parameter-server builders place variables (and shards).
+enum class Placement {
+  /// AutoDist's PSLoadBalancing / PartitionedPS: in program order, each on
+  /// the server(s) with the fewest bytes so far.
+  Bytes,
+  /// Bandwidth-proportional (AutoDist's sorted_christy target, made
+  /// deterministic): largest first, each on the server with the smallest
+  /// (load + bytes) / bandwidth, a node's bandwidth shared by its servers.
+  Bandwidth,
+};
+
 /// The knobs AutoDist's builders take.
 struct BuilderOptions {
   int64_t chunkSize = 128;
@@ -37,7 +48,11 @@ struct BuilderOptions {
   bool sync = true;
   int64_t staleness = 0;
   uint64_t seed = 0;
+  Placement placement = Placement::Bytes;
 };
+
+/// Parses a placement name (`bytes`, `bandwidth`).
+std::optional<Placement> parsePlacement(llvm::StringRef name);
 
 /// The builder names, as `--strategy=` takes them.
 llvm::ArrayRef<llvm::StringLiteral> builderNames();

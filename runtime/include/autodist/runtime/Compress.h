@@ -12,6 +12,7 @@
 #include "autodist/runtime/Comm.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,17 +47,20 @@ std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
 
 /// This rank's compressor state by slot (fp16_ef: a bucket's residual;
 /// PowerSGD: a matrix's residual and Q), for tests and checkpoints. A slot
-/// is created by its first use; a slot of another size (e.g. restored from
-/// a checkpoint of another program) makes the compressors throw.
+/// is created by its first use; a slot of another size makes the
+/// compressors throw (setResiduals).
 std::vector<std::vector<float>> &residuals();
 
 /// The sizes of this rank's slots, and all of them concatenated in slot
 /// order (a checkpoint's form).
 std::vector<int64_t> residualSizes();
 std::vector<float> flatResiduals();
-/// Replaces this rank's slots by `flat` cut into `sizes`.
+/// Replaces this rank's slots by `flat` cut into `sizes`, restored from
+/// `origin` (e.g. "checkpoint 'ck/checkpoint.npz'"): from then on a slot
+/// the program uses must be one of them, of its size, or the compressors
+/// throw an Error naming `origin`.
 void setResiduals(const std::vector<int64_t> &sizes,
-                  const std::vector<float> &flat);
+                  const std::vector<float> &flat, const std::string &origin);
 
 } // namespace autodist::rt::compress
 
