@@ -317,9 +317,12 @@ def softmax_like(op, fn):
 
 
 def layernorm(g, r):
-    x = g.normal(shape(r, int(r.integers(1, 5))), 2.0)
-    rank = x.t.dim()
+    s = shape(r, int(r.integers(1, 5)))
+    rank = len(s)
     axis = axis_of(r, rank)
+    if int(np.prod(s[axis % rank:])) < 3:   # at 2 values y is +-1
+        s[-1] += 2
+    x = g.normal(s, 2.0)
     norm = list(x.t.shape[axis % rank:])
     # Scale and bias broadcast to the normalized dims (leading 1s allowed).
     sshape = [1 if (i == 0 and len(norm) > 1 and r.random() < 0.3) else n
