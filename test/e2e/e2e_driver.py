@@ -8,7 +8,8 @@ gradcheck-torch.test.py); imported from the directory of those scripts.
   ``--train --loss=output --optimizer=sgd --lr=1``, train it one step with
   ``--save``, and return the initial and saved initializers, so that
   ``W - W_saved`` is the gradient the compiled training step computed;
-- relative_error: the gradcheck tolerance measure.
+- relative_error: the gradcheck tolerance measure;
+- report: the PASS/FAIL lines, the count and the log of a failed run.
 """
 import subprocess
 
@@ -48,6 +49,21 @@ def generate(cmd, log, only=""):
     if not ok:
         print(out)
     return ok
+
+
+def report(results, log, summary):
+    """Prints `PASS|FAIL NAME: DETAIL` for each (name, ok, detail) of
+    results, then `P/N SUMMARY`, and the log if anything failed; returns
+    the exit code (1 on a failure)."""
+    failed = 0
+    for name, ok, detail in results:
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+        failed += not ok
+    print(f"{len(results) - failed}/{len(results)} {summary}")
+    if failed:
+        print("\n".join(log))
+        return 1
+    return 0
 
 
 def initializers(path):

@@ -31,7 +31,7 @@ import sys
 
 import numpy as np
 
-from e2e_driver import generate, relative_error, trained_step
+from e2e_driver import generate, relative_error, report, trained_step
 
 
 def errors_of(initial, saved, ref):
@@ -87,21 +87,13 @@ def main():
                 if err >= worst.get(case, (-1.0, ""))[0]:
                     worst[case] = (err, f"{param} of {name}")
         except (RuntimeError, ValueError, OSError) as e:
-            print(f"FAIL {name}: {e}")
-            failed_models.append(name)
-    failed = [c for c, (e, _) in worst.items() if not e <= args.rtol]
-    for case in sorted(worst):
-        err, where = worst[case]
-        status = "FAIL" if case in failed else "PASS"
-        print(f"{status} {case}: max relative error {err:.2e} ({where})")
+            failed_models.append((f"model {name}", False, str(e)))
+    results = [(case, worst[case][0] <= args.rtol,
+                f"max relative error {worst[case][0]:.2e} ({worst[case][1]})")
+               for case in sorted(worst)] + failed_models
     overall = max((e for e, _ in worst.values()), default=0.0)
-    print(f"{len(worst) - len(failed)}/{len(worst)} operators' gradients "
-          f"match PyTorch (worst {overall:.2e}, rtol {args.rtol:g})")
-    if failed or failed_models:
-        print("\n".join(log))
-        return 1
-    return 0
-
+    return report(results, log, f"operators' gradients match PyTorch (worst "
+                  f"{overall:.2e}, rtol {args.rtol:g})")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -30,7 +30,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from e2e_driver import generate, relative_error, trained_step
+from e2e_driver import generate, relative_error, report, trained_step
 
 # ---------------------------------------------------------------------------
 # float64 reference interpreter (the ops the gradient models use)
@@ -222,7 +222,7 @@ def main():
     if not generate(gen, log, args.only):
         return 1
     names = sorted(f[:-5] for f in os.listdir(models) if f.endswith(".onnx"))
-    failed = []
+    results = []
     overall = 0.0
     for name in names:
         model = os.path.join(models, name + ".onnx")
@@ -233,19 +233,12 @@ def main():
             initial, saved = trained_step(model, data, base, samples, log)
             good, worst, at = check(model, initial, saved, data, args.rtol)
             overall = max(overall, worst)
-            status = "PASS" if good else "FAIL"
-            detail = f"max relative error {worst:.2e} ({at})"
+            results.append((name, good,
+                            f"max relative error {worst:.2e} ({at})"))
         except Exception as e:  # a compile, run, reference or I/O problem
-            status, detail = "FAIL", str(e)
-        print(f"{status} {name}: {detail}")
-        if status != "PASS":
-            failed.append(name)
-    print(f"{len(names) - len(failed)}/{len(names)} gradients match finite "
-          f"differences (worst {overall:.2e}, rtol {args.rtol:g})")
-    if failed:
-        print("\n".join(log))
-        return 1
-    return 0
+            results.append((name, False, str(e)))
+    return report(results, log, f"gradients match finite differences (worst "
+                  f"{overall:.2e}, rtol {args.rtol:g})")
 
 
 if __name__ == "__main__":

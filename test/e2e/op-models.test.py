@@ -22,7 +22,7 @@ import sys
 
 import onnx
 
-from e2e_driver import generate, run_steps
+from e2e_driver import generate, report, run_steps
 
 
 def main():
@@ -41,7 +41,7 @@ def main():
     if not generate([py, os.path.join(args.src, args.generator),
                      "--out-dir", models], log):
         return 1
-    failed = []
+    results = []
     paths = sorted(glob.glob(os.path.join(models, "*.onnx")))
     for model in paths:
         name = os.path.splitext(os.path.basename(model))[0]
@@ -78,17 +78,9 @@ def main():
                  "--model", model, "--data", base + ".npz",
                  "--pred", base + ".pred.npy", "--rtol", str(args.rtol)],
             ]
-        ok, detail = run_steps(steps, log, detail_marker="max relative")
-        status = "PASS" if ok else "FAIL"
-        print(f"{status} {name}: {detail}")
-        if status != "PASS":
-            failed.append(name)
-    print(f"{len(paths) - len(failed)}/{len(paths)} op models match "
-          f"onnxruntime")
-    if failed:
-        print("\n".join(log))
-        return 1
-    return 0
+        results.append((name,
+                        *run_steps(steps, log, detail_marker="max relative")))
+    return report(results, log, "op models match onnxruntime")
 
 
 if __name__ == "__main__":
