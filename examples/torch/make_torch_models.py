@@ -11,10 +11,13 @@
     --training).
   make_torch_models.py train --model M --data D/data.npz --steps 20
       --batch-size 8 --optimizer sgd|momentum|adam|adamw --lr F [--seed 0]
-      --out ref.jsonl
+      [--weight-decay F] [--eps F] [--perturb F] --out ref.jsonl
     trains the same freshly seeded module on batches [s*B, (s+1)*B) in file
     order with torch.optim and cross entropy (mean over tokens for the GPT),
-    writing per-step losses as JSONL ({"step", "loss"}).
+    writing per-step losses as JSONL ({"step", "loss"}). --perturb F first
+    multiplies every weight by 1 + u, u uniform in [-F, F]: PyTorch against
+    itself from nearby weights, to pick a learning rate where the trajectory
+    is not chaotic.
 
 M is one of lenet, lenet_nobn, resnet18, transformer, gpt, bert (see
 torch_models.py). Needs torch (and torchvision for resnet18, transformers for
@@ -74,6 +77,13 @@ def loss_of(kind, logits, labels):
 def train(a):
     model, _, names, _, kind = build(a.model, a.seed, a.batch_size, a.layers)
     model.train()
+    if a.perturb:
+        # PyTorch against itself from slightly different weights: how
+        # chaotic the trajectory is (what a compiler can be compared to).
+        g = torch.Generator().manual_seed(a.seed + 7)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.mul_(1 + a.perturb * (2 * torch.rand(p.shape, generator=g) - 1))
     d = np.load(a.data)
     xs = [torch.from_numpy(d[n]) for n in names]
     y = torch.from_numpy(d["labels"])
@@ -83,9 +93,11 @@ def train(a):
         opt = torch.optim.SGD(params, lr=a.lr, weight_decay=a.weight_decay,
                               momentum=0.0 if a.optimizer == "sgd" else 0.9)
     elif a.optimizer == "adam":
-        opt = torch.optim.Adam(params, lr=a.lr, weight_decay=a.weight_decay)
+        opt = torch.optim.Adam(params, lr=a.lr, weight_decay=a.weight_decay,
+                               eps=a.eps)
     else:
-        opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=a.weight_decay)
+        opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=a.weight_decay,
+                                eps=a.eps)
     with open(a.out, "w") as f:
         for s in range(a.steps):
             i = (s % per_epoch) * a.batch_size
@@ -117,6 +129,10 @@ def main():
     p.add_argument("--optimizer", default="sgd", choices=["sgd", "momentum", "adam", "adamw"])
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--weight-decay", type=float, default=0.0)
+    p.add_argument("--eps", type=float, default=1e-8, help="Adam epsilon")
+    p.add_argument("--perturb", type=float, default=0.0,
+                   help="train: multiply every initial weight by 1 + u, u "
+                        "uniform in [-F, F] (a chaos check of PyTorch itself)")
     p.add_argument("--out")
     a = p.parse_args()
     if a.mode == "export":

@@ -7,8 +7,9 @@ training step on the models of examples/ops/make_cnn_grad_models.py.
 For each model M (first output: a scalar loss): make_op_data.py writes
 M.npz (N samples), ``autodist-compile M.onnx --train --loss=output
 --optimizer=sgd --lr=1`` (plus the model's ``autodist_flags`` property)
-builds M.train, one step on the whole batch with ``--save`` gives each
-trained parameter's gradient as W - W_saved. The reference is a float64
+builds M.train, one step on the whole batch with ``--save``
+(e2e_driver.trained_step) gives each trained parameter's gradient as
+W - W_saved. The reference is a float64
 numpy evaluation of the ONNX graph (below) differentiated by central finite
 differences, batch normalization in training form (batch statistics)
 unless its statistics are frozen. Running statistics must come back updated
@@ -19,12 +20,13 @@ fails above --rtol.
 import argparse
 import glob
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+from e2e_driver import run as driver_run, trained_step
 
 
 def attrs_of(node):
@@ -169,11 +171,11 @@ class Evaluator:
 
 
 def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"$ {' '.join(cmd)}\n{p.stdout}")
-    return p.stdout
+    log = []
+    ok, out = driver_run(cmd, log)
+    if not ok:
+        raise RuntimeError(log[-1])
+    return out
 
 
 def check(src, work, path, samples, h):
@@ -184,13 +186,12 @@ def check(src, work, path, samples, h):
         "autodist_flags", "")
     run([sys.executable, os.path.join(src, "examples/ops/make_op_data.py"),
          "--model", path, "--out", base + ".npz", "--samples", str(samples)])
-    run(["autodist-compile", path, "--train", "--loss=output",
-         "--optimizer=sgd", "--lr=1", "-o", base + ".train", "--quiet"] +
-        flags.split())
-    run([base + ".train", f"--data={base}.npz", "--steps=1",
-         f"--batch-size={samples}", f"--save={base}.saved.onnx"])
-    saved = {t.name: numpy_helper.to_array(t)
-             for t in onnx.load(base + ".saved.onnx").graph.initializer}
+    log = []
+    try:
+        _, saved = trained_step(path, base + ".npz", base, samples, log,
+                                flags.split())
+    except RuntimeError:
+        raise RuntimeError("\n".join(log))
     inputs = {k: (v.astype(np.float64) if v.dtype == np.float32 else v)
               for k, v in np.load(base + ".npz").items()}
     params = {t.name: numpy_helper.to_array(t).astype(np.float64)

@@ -7,8 +7,9 @@ it, against central finite differences in float64.
 
 For each model M (output 0 is a scalar loss): `autodist-compile M.onnx
 --train --loss=output --optimizer=sgd --lr=1 -o M.train`, one step
-`M.train --data=M.npz --steps=1 --batch-size=<all samples> --save=S.onnx`,
-and the compiled gradient of each parameter is `W - W_saved`. The reference
+`M.train --data=M.npz --steps=1 --batch-size=<all samples> --save=S.onnx`
+(e2e_driver.trained_step), and the compiled gradient of each parameter is
+`W - W_saved`. The reference
 evaluates the ONNX graph with the small float64 numpy interpreter below
 (independent of the compiler and of onnxruntime) and differentiates it by
 central differences (step 1e-6). An entry passes when
@@ -23,12 +24,13 @@ exits non-zero if any model fails.
 import argparse
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+from e2e_driver import generate, relative_error, report, trained_step
 
 # ---------------------------------------------------------------------------
 # float64 reference interpreter (the ops the gradient models use)
@@ -191,35 +193,17 @@ def reference_grads(model, inputs, step=1e-6):
 # ---------------------------------------------------------------------------
 
 
-def run(cmd, log):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    log.append(f"$ {' '.join(cmd)}\n{p.stdout}")
-    return p.returncode == 0, p.stdout
-
-
-def check(model_path, saved_path, data_path, rtol):
+def check(model_path, initial, saved, data_path, rtol):
     model = onnx.load(model_path)
-    saved = {t.name: numpy_helper.to_array(t)
-             for t in onnx.load(saved_path).graph.initializer}
-    data = dict(np.load(data_path))
-    ref = reference_grads(model, data)
-    worst, worst_at, ok = 0.0, "", True
-    for t in model.graph.initializer:
-        if t.name not in ref:
-            continue
-        w0 = numpy_helper.to_array(t).astype(np.float64)
-        got = w0 - saved[t.name].astype(np.float64)
-        r = ref[t.name]
-        floor = 1e-2 * np.abs(r).max() if r.size else 0.0
-        denom = np.maximum(np.abs(r), floor)
-        denom = np.where(denom == 0, 1.0, denom)
-        err = np.abs(got - r) / denom
-        e = float(err.max()) if err.size else 0.0
+    ref = reference_grads(model, dict(np.load(data_path)))
+    worst, worst_at = 0.0, ""
+    for name, r in ref.items():
+        got = (initial[name].astype(np.float64) -
+               saved[name].astype(np.float64))
+        e = relative_error(got, r)
         if e > worst:
-            worst, worst_at = e, t.name
-        ok &= e <= rtol
-    return ok, worst, worst_at
+            worst, worst_at = e, name
+    return worst <= rtol, worst, worst_at
 
 
 def main():
@@ -235,52 +219,26 @@ def main():
     log = []
     gen = [py, os.path.join(args.src, "examples/ops/make_grad_models.py"),
            "--out-dir", models]
-    if args.only:
-        gen += ["--only", args.only]
-    ok, out = run(gen, log)
-    if not ok:
-        print(out)
+    if not generate(gen, log, args.only):
         return 1
     names = sorted(f[:-5] for f in os.listdir(models) if f.endswith(".onnx"))
-    failed = []
+    results = []
     overall = 0.0
     for name in names:
         model = os.path.join(models, name + ".onnx")
         data = os.path.join(models, name + ".npz")
         base = os.path.join(args.work, name)
         samples = next(iter(np.load(data).values())).shape[0]
-        steps = [
-            ["autodist-compile", model, "--train", "--loss=output",
-             "--optimizer=sgd", "--lr=1", "-o", base + ".train", "--quiet"],
-            [base + ".train", f"--data={data}", "--steps=1",
-             f"--batch-size={samples}", f"--save={base}.saved.onnx"],
-        ]
-        status, detail = "PASS", ""
-        for step in steps:
-            ok, out = run(step, log)
-            if not ok:
-                status = "FAIL"
-                detail = out.strip().splitlines()[-1] if out.strip() else ""
-                break
-        if status == "PASS":
-            try:
-                good, worst, at = check(model, base + ".saved.onnx", data,
-                                        args.rtol)
-                overall = max(overall, worst)
-                detail = f"max relative error {worst:.2e} ({at})"
-                if not good:
-                    status = "FAIL"
-            except Exception as e:  # a reference or I/O problem
-                status, detail = "FAIL", f"check: {e}"
-        print(f"{status} {name}: {detail}")
-        if status != "PASS":
-            failed.append(name)
-    print(f"{len(names) - len(failed)}/{len(names)} gradients match finite "
-          f"differences (worst {overall:.2e}, rtol {args.rtol:g})")
-    if failed:
-        print("\n".join(log))
-        return 1
-    return 0
+        try:
+            initial, saved = trained_step(model, data, base, samples, log)
+            good, worst, at = check(model, initial, saved, data, args.rtol)
+            overall = max(overall, worst)
+            results.append((name, good,
+                            f"max relative error {worst:.2e} ({at})"))
+        except Exception as e:  # a compile, run, reference or I/O problem
+            results.append((name, False, str(e)))
+    return report(results, log, f"gradients match finite differences (worst "
+                  f"{overall:.2e}, rtol {args.rtol:g})")
 
 
 if __name__ == "__main__":

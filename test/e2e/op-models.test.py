@@ -18,17 +18,11 @@ and exits non-zero if any failed.
 import argparse
 import glob
 import os
-import subprocess
 import sys
 
 import onnx
 
-
-def run(cmd, log):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    log.append(f"$ {' '.join(cmd)}\n{p.stdout}")
-    return p.returncode == 0, p.stdout
+from e2e_driver import generate, report, run_steps
 
 
 def main():
@@ -44,12 +38,10 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     models = os.path.join(args.work, "models")
     log = []
-    ok, out = run([py, os.path.join(args.src, args.generator),
-                   "--out-dir", models], log)
-    if not ok:
-        print(out)
+    if not generate([py, os.path.join(args.src, args.generator),
+                     "--out-dir", models], log):
         return 1
-    failed = []
+    results = []
     paths = sorted(glob.glob(os.path.join(models, "*.onnx")))
     for model in paths:
         name = os.path.splitext(os.path.basename(model))[0]
@@ -86,25 +78,9 @@ def main():
                  "--model", model, "--data", base + ".npz",
                  "--pred", base + ".pred.npy", "--rtol", str(args.rtol)],
             ]
-        status = "PASS"
-        detail = ""
-        for step in steps:
-            ok, out = run(step, log)
-            if not ok:
-                status = "FAIL"
-                detail = out.strip().splitlines()[-1] if out.strip() else ""
-                break
-            detail = next((l for l in out.splitlines()
-                           if "max relative" in l), detail)
-        print(f"{status} {name}: {detail}")
-        if status != "PASS":
-            failed.append(name)
-    print(f"{len(paths) - len(failed)}/{len(paths)} op models match "
-          f"onnxruntime")
-    if failed:
-        print("\n".join(log))
-        return 1
-    return 0
+        results.append((name,
+                        *run_steps(steps, log, detail_marker="max relative")))
+    return report(results, log, "op models match onnxruntime")
 
 
 if __name__ == "__main__":
