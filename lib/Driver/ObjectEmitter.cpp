@@ -2,7 +2,6 @@
 
 #include "autodist/Driver/Pipeline.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
@@ -10,6 +9,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
@@ -39,11 +40,51 @@ hostTargetMachine(unsigned optLevel, std::string &error) {
   llvm::SubtargetFeatures features;
   for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(name, enabled);
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOpt::getLevel(optLevel).value_or(
           llvm::CodeGenOptLevel::Aggressive)));
+  // `optnone` functions (the entry points: thousands of calls in one block)
+  // go through FastISel, as llc does it; SelectionDAG's store merging is
+  // quadratic in the size of such a block (a 24-block GPT: 8 s against 1).
+  if (tm)
+    tm->setO0WantsFastISel(true);
+  return tm;
+}
+
+/// Runs LLVM's default pipeline at `optLevel` (0-3) on `module`, as
+/// `opt -O<optLevel>` does. Unlike MLIR's makeOptimizingTransformer, it
+/// registers the standard instrumentations, among them the one that makes
+/// the pipeline skip `optnone` functions: without it a 24-block GPT's
+/// entry points were optimized anyway, and codegen then spent 8 s on them
+/// instead of 1.
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
+                           unsigned optLevel) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::StandardInstrumentations si(module.getContext(),
+                                    /*DebugLogging=*/false);
+  si.registerCallbacks(pic, &mam);
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = tuning.SLPVectorization = optLevel > 1;
+  llvm::PassBuilder pb(&tm, tuning, std::nullopt, &pic);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager mpm =
+      optLevel == 0 ? pb.buildO0DefaultPipeline(levels[0])
+                    : pb.buildPerModuleDefaultPipeline(levels[optLevel]);
+  mpm.run(module, mam);
 }
 
 /// The section that holds the model's bytes in the object file.
@@ -156,11 +197,7 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
     llvmModule->setTargetTriple(tm->getTargetTriple());
     llvmModule->setDataLayout(tm->createDataLayout());
     reserveModel(*llvmModule, modelSize);
-    if (llvm::Error e = makeOptimizingTransformer(optLevel, 0,
-                                                  tm.get())(llvmModule.get())) {
-      error = llvm::toString(std::move(e));
-      return failure();
-    }
+    optimizeModule(*llvmModule, *tm, optLevel);
     std::error_code ec;
     llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
     if (ec) {
