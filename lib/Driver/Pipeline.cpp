@@ -83,6 +83,7 @@ std::string loweringPipeline() {
          "buffer-results-to-out-params{modify-public-functions},"
          "convert-linalg-to-blas,"
          "buffer-deallocation-pipeline,"
+         "autodist-collapse-loop-dims,"
          "convert-linalg-to-loops,"
          "autodist-outline-loops,"
          "canonicalize,cse,"
