@@ -735,6 +735,51 @@ scatterWindows(OpBuilder &b, Location loc, ValueRange ins, Value like,
       })[0];
 }
 
+/// Whether the windows of a 2-D window op tile its input exactly: kernel
+/// equal to the strides, no padding, no dilation, `in = out * strides`.
+static bool windowsTile(ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                        ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                        ArrayRef<int64_t> p, ArrayRef<int64_t> d) {
+  return k == s && llvm::all_of(p, [](int64_t v) { return v == 0; }) &&
+         llvm::all_of(d, [](int64_t v) { return v == 1; }) &&
+         in[0] == out[0] * s[0] && in[1] == out[1] * s[1];
+}
+
+/// The input gradient `[N, C, H, W]` of a max pooling whose windows tile
+/// the input (windowsTile): every input position lies in exactly one
+/// window and gets its gradient `dy` if it is the window's maximum
+/// (`arg`, the window position `kh * kW + kw`), else 0. One pass over the
+/// input, reading the window's values at `(h / kH, w / kW)`.
+static Value tiledWindowGrad(OpBuilder &b, Location loc, Value dy, Value arg,
+                             RankedTensorType type, ArrayRef<int64_t> k) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, h, w;
+  bindDims(ctx, n, c, h, w);
+  AffineMap window =
+      AffineMap::get(4, 0, {n, c, h.floorDiv(k[0]), w.floorDiv(k[1])}, ctx);
+  return generic(
+      b, loc, {dy, arg}, {emptyFrom(b, loc, type, dy)},
+      {window, window, b.getMultiDimIdentityMap(4)}, loops(4, 0),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto offset = [&](int64_t dim) -> Value {
+          return arith::RemUIOp::create(
+              nb, l, linalg::IndexOp::create(nb, l, dim),
+              arith::ConstantIndexOp::create(nb, l, k[dim - 2]));
+        };
+        Value row = offset(2), col = offset(3);
+        Value kidx = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, row,
+                                  arith::ConstantIndexOp::create(nb, l, k[1])),
+            col);
+        kidx = arith::IndexCastOp::create(nb, l, nb.getI64Type(), kidx);
+        Value hit =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], kidx);
+        return SmallVector<Value>{
+            arith::SelectOp::create(nb, l, hit, a[0], f32Const(nb, l, 0.0f))};
+      })[0];
+}
+
 Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   MLIRContext *ctx = b.getContext();
@@ -788,6 +833,9 @@ Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
       })[1];
   // 2. Each input position receives the gradients of the windows whose
   // maximum it is.
+  if (windowsTile(type.getShape().drop_front(2), gType.getShape().drop_front(2),
+                  k, s, p, d))
+    return SmallVector<Value>{tiledWindowGrad(b, loc, dy, arg, type, k)};
   int64_t padded[2] = {type.getDimSize(2) + p[0] + p[2],
                        type.getDimSize(3) + p[1] + p[3]};
   int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};

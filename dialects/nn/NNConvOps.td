@@ -346,7 +346,12 @@ def NN_MaxPoolGradOp : NN_Op<"max_pool_grad"> {
     The gradient of the input of an `nn.max_pool` (same attributes): each
     output's gradient goes to the position of its window's maximum, the
     first one in row-major window order on ties (as PyTorch); a position
-    that is the maximum of several windows receives the sum.
+    that is the maximum of several windows receives the sum. Lowers to one
+    generic finding each window's maximum position, then, when the windows
+    tile the input (kernel = strides, no padding or dilation, the input a
+    whole number of windows), one elementwise pass over the input that
+    compares its window position with it; otherwise a pass over the
+    padded input summing the windows that reach each position.
 
     ```mlir
     %dx = nn.max_pool_grad %dy, %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}

@@ -63,3 +63,42 @@ func.func @conv_weight_grad(%dy: tensor<?x4x4x4xf32>, %x: tensor<?x2x8x8xf32>) -
   %0 = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x4x4x4xf32>, tensor<?x2x8x8xf32>) -> tensor<4x2x3x3xf32>
   return %0 : tensor<4x2x3x3xf32>
 }
+
+// -----
+
+// Max pooling with windows that tile the input (2x2, stride 2, 8 = 4 * 2):
+// after the window maxima's positions, one elementwise pass over the input
+// reads its window's (h / 2, w / 2) gradient and position and keeps the
+// gradient where the position is its own ((h mod 2) * 2 + w mod 2).
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func @max_pool_grad_tiled
+// CHECK-SAME: (%[[DY:.*]]: tensor<?x3x4x4xf32>, %[[X:.*]]: tensor<?x3x8x8xf32>)
+// CHECK: %[[ARG:.*]]:2 = linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<?x3x8x8xf32>, tensor<2x2xf32>)
+// CHECK: %[[DX:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #[[WIN]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[DY]], %[[ARG]]#1 : tensor<?x3x4x4xf32>, tensor<?x3x4x4xi64>) outs(%{{.*}} : tensor<?x3x8x8xf32>)
+// CHECK: linalg.index 2
+// CHECK: arith.remui
+// CHECK: linalg.index 3
+// CHECK: arith.remui
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: return %[[DX]]
+func.func @max_pool_grad_tiled(%dy: tensor<?x3x4x4xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32> {
+  %0 = nn.max_pool_grad %dy, %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32>
+  return %0 : tensor<?x3x8x8xf32>
+}
+
+// -----
+
+// Overlapping windows (3x3, stride 2, pad 1): the gradient and the maxima's
+// positions dilated and padded, then summed per padded input position over
+// the windows that reach it, and the padding cut off.
+// CHECK-LABEL: func @max_pool_grad_overlapping
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2] [%{{.*}}, 3, 4, 4] [1, 1, 2, 2] : tensor<?x3x4x4xf32> into tensor<?x3x12x12xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2] [%{{.*}}, 3, 4, 4] [1, 1, 2, 2] : tensor<?x3x4x4xi64> into tensor<?x3x12x12xi64>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} {{.*}} outs(%{{.*}} : tensor<?x3x10x10xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [%{{.*}}, 3, 8, 8] [1, 1, 1, 1] : tensor<?x3x10x10xf32> to tensor<?x3x8x8xf32>
+func.func @max_pool_grad_overlapping(%dy: tensor<?x3x4x4xf32>, %x: tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32> {
+  %0 = nn.max_pool_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32>
+  return %0 : tensor<?x3x8x8xf32>
+}
