@@ -379,7 +379,11 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     innermost) forms the GEMM, every other dim an `scf.for` loop around the
     call on 2-D subviews. Example: `[B, M, K] x [K, N] -> [B, M, N]` is a
     loop over `B` of `M x K x N` GEMMs; a reduced batch dim (weight
-    gradients) accumulates into the same `C`.
+    gradients) accumulates into the same `C`. When no loop reduces into `C`
+    and the last write into `C` before the contraction is a fill with 0 (or
+    a copy of a buffer only ever filled with 0, as bufferization makes of a
+    fill that CSE shared between contractions), that fill or copy is
+    dropped and the calls overwrite `C` (BLAS `beta = 0`).
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
