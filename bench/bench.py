@@ -243,10 +243,11 @@ def run_arm(arm, wl, work, tag, args):
     logf = os.path.join(work, f"{wl['name']}.{arm}.{tag}.jsonl")
     rss = os.path.join(work, f"{wl['name']}.{arm}.{tag}.rss")
     env = dict(THREAD_ENV)
-    if arm == "ours" or arm == "ours_malloc":
+    if arm in ("ours", "ours_malloc", "ours_baseline"):
         if arm == "ours_malloc":
             env.update(MALLOC_ENV)
-        prog = [wl["exe"], f"--data={wl['data']}", f"--steps={wl['steps']}",
+        exe = wl["baseline_exe"] if arm == "ours_baseline" else wl["exe"]
+        prog = [exe, f"--data={wl['data']}", f"--steps={wl['steps']}",
                 f"--batch-size={wl['batch']}", f"--log={logf}"]
     else:
         env.update({"MASTER_ADDR": "127.0.0.1",
@@ -304,6 +305,16 @@ TORCH_KINDS = {
 }
 
 
+def compile_model(compiler, onnx_path, exe, extra_flags, args):
+    """autodist-compile ONNX -> training executable with the bench's flags."""
+    return subprocess.run([compiler, onnx_path, "--train",
+                           "--loss=cross_entropy", "--optimizer=sgd",
+                           "--lr=0.01", "--strategy=allreduce", "-o", exe,
+                           "--quiet"] + extra_flags +
+                          args.compile_flags.split(),
+                          capture_output=True, text=True)
+
+
 def prepare_model(kind, work, args, batch=None):
     """Writes the ONNX model of a workload kind and compiles it. Returns
     {name, onnx, exe, info, description, compile_s} or {name, error} when
@@ -352,11 +363,7 @@ def prepare_model(kind, work, args, batch=None):
         run([sys.executable] + gen + ["--out", path])
     exe = os.path.join(work, f"{name}.train")
     t = time.perf_counter()
-    p = subprocess.run([args.compiler, path, "--train", "--loss=cross_entropy",
-                        "--optimizer=sgd", "--lr=0.01", "--strategy=allreduce",
-                        "-o", exe, "--quiet"] + extra_flags +
-                       args.compile_flags.split(),
-                       capture_output=True, text=True)
+    p = compile_model(args.compiler, path, exe, extra_flags, args)
     compile_s = time.perf_counter() - t
     if p.returncode != 0:
         msg = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -365,10 +372,18 @@ def prepare_model(kind, work, args, batch=None):
         log(f"skipping {name}: autodist-compile --train fails: {msg}")
         return {"name": name, "error": f"autodist-compile --train fails: {msg}"}
     log(f"compiled {name} in {compile_s:.1f}s")
+    baseline_exe = None
+    if args.baseline_compiler:
+        baseline_exe = os.path.join(work, f"{name}.baseline.train")
+        p = compile_model(args.baseline_compiler, path, baseline_exe,
+                          extra_flags, args)
+        if p.returncode != 0:
+            sys.exit(f"bench.py: error: the baseline compiler fails on "
+                     f"{name}: {p.stderr.strip()[-2000:]}")
     fixed = {"ids": [batch, 16]} if kind == "gpt" else None
     m = {"name": name, "onnx": path, "exe": exe,
          "info": model_info(path, fixed), "description": desc,
-         "compile_s": compile_s}
+         "compile_s": compile_s, "baseline_exe": baseline_exe}
     if torch_model:
         m["torch_model"] = torch_model
         m["data"] = os.path.join(os.path.dirname(path), "data.npz")
@@ -417,7 +432,8 @@ def write_md(res, path):
         d = w["arms"]["ddp"]["samples_per_s_median"]
         for arm, s in w["arms"].items():
             label = {"ours": "AutoDist (ours)", "ddp": "PyTorch DDP",
-                     "ours_malloc": "ours + malloc env (diagnostic)"}[arm]
+                     "ours_malloc": "ours + malloc env (diagnostic)",
+                     "ours_baseline": "ours, baseline compiler"}[arm]
             L.append(f"| {w['name']} | {w['batch']} | {label} | "
                      f"{fmt(s['samples_per_s_median'])} | "
                      f"{fmt(s['samples_per_s_min'])} | "
@@ -457,6 +473,11 @@ def main():
                     help="scratch dir (default: a temporary dir, removed)")
     ap.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin",
                                                        "autodist-compile"))
+    ap.add_argument("--baseline-compiler", default="",
+                    help="also compile every workload with this "
+                         "autodist-compile and run it as the arm "
+                         "ours_baseline, interleaved with the others (A/B "
+                         "of two compilers under the same load)")
     ap.add_argument("--compile-flags", default="",
                     help="extra autodist-compile flags, space-separated "
                          "(e.g. --bucket-bytes=0)")
@@ -485,7 +506,8 @@ def main():
     args = ap.parse_args()
 
     for tool in ("mpirun", "cc", "/usr/bin/time", args.compiler,
-                 args.torch_python):
+                 args.torch_python) + ((args.baseline_compiler,)
+                                       if args.baseline_compiler else ()):
         if not shutil.which(tool):
             sys.exit(f"bench.py: error: {tool} not found")
     os.makedirs(args.out_dir, exist_ok=True)
@@ -532,8 +554,11 @@ def main():
             data = os.path.join(work, f"{m['name']}.b{batch}.npz")
             make_data(data, m["info"], batch * RANKS * 8)
         arms = ["ours", "ddp"] + (["ours_malloc"] if spec in malloc_arm else [])
+        if m["baseline_exe"]:
+            arms.append("ours_baseline")
         wl = {"name": m["name"], "batch": batch, "onnx": m["onnx"],
-              "exe": m["exe"], "data": data, "steps": args.steps,
+              "exe": m["exe"], "baseline_exe": m["baseline_exe"],
+              "data": data, "steps": args.steps,
               "torch_model": m.get("torch_model")}
         runs = {a: [] for a in arms}
         for rnd in range(args.rounds + 1):  # round 0: warm-up, discarded

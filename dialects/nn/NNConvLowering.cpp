@@ -51,6 +51,29 @@ static Value filled(OpBuilder &b, Location loc, Value empty, float v) {
       .getResult(0);
 }
 
+using BodyFn =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic over `numDims` loops writing into `outs`.
+static SmallVector<Value> generic(OpBuilder &b, Location loc, ValueRange ins,
+                                  ValueRange outs, ArrayRef<AffineMap> maps,
+                                  ArrayRef<utils::IteratorType> iters,
+                                  BodyFn body) {
+  auto op = linalg::GenericOp::create(
+      b, loc, outs.getTypes(), ins, outs, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        linalg::YieldOp::create(nb, l, body(nb, l, a));
+      });
+  return SmallVector<Value>(op.getResults());
+}
+
+/// `iters` with `numPar` parallel loops followed by `numRed` reductions.
+static SmallVector<utils::IteratorType> loops(int64_t numPar, int64_t numRed) {
+  SmallVector<utils::IteratorType> it(numPar, utils::IteratorType::parallel);
+  it.append(numRed, utils::IteratorType::reduction);
+  return it;
+}
+
 /// `x` (NCHW) padded by `pads` = [top, left, bottom, right] with `value`.
 static Value padSpatial(OpBuilder &b, Location loc, Value x,
                         ArrayRef<int64_t> pads, float value) {
@@ -125,73 +148,152 @@ static Value windowCounts(OpBuilder &b, Location loc, ArrayRef<int64_t> in,
 //===----------------------------------------------------------------------===//
 // Convolution as a contraction (im2col)
 //===----------------------------------------------------------------------===//
+//
+// The columns of the whole batch are one matrix `[C * kH * kW, N * OH * OW]`,
+// so that a convolution (group 1) and both its gradients are each one sgemm
+// over the batch: per-sample products of the small spatial sizes of deep
+// layers (a 512 x 4608 weight times a 1-column input) are matrix-vector
+// products that repack the weight for every sample. The products come out
+// channels-first (`[M, N, OH, OW]`); one transpose per convolution (and per
+// output gradient) converts between that and NCHW.
 
-/// The columns `[N, C * kH * kW, OH * OW]` of a padded NCHW input `xp`:
-/// `col[n, (c, kh, kw), (oh, ow)] = xp[n, c, oh * s + kh * d, ow * s + kw *
-/// d]`. A 1x1 kernel at stride 1 reads `xp` as it is (a reshape).
+/// An empty f32 tensor of `shape` whose dynamic dims are the batch size (dim
+/// 0) of `like`.
+static Value emptyBatched(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                          Value like) {
+  SmallVector<Value> dyn;
+  for (int64_t size : shape)
+    if (ShapedType::isDynamic(size))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, 0));
+  return tensor::EmptyOp::create(b, loc, shape, b.getF32Type(), dyn);
+}
+
+/// `v` `[A, B, H, W]` with its first two dims swapped, `[B, A, H, W]`; plus
+/// `bias[b]` when given (the batch dim may be dynamic on either side).
+static Value swapOuterDims(OpBuilder &b, Location loc, Value v,
+                           Value bias = {}) {
+  MLIRContext *ctx = b.getContext();
+  auto t = typeOf(v);
+  SmallVector<int64_t> shape = {t.getDimSize(1), t.getDimSize(0),
+                                t.getDimSize(2), t.getDimSize(3)};
+  SmallVector<Value> dyn;
+  for (int64_t i : {1, 0})
+    if (t.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, v, i));
+  Value out = tensor::EmptyOp::create(b, loc, shape, b.getF32Type(), dyn);
+  AffineExpr i0, i1, h, w;
+  bindDims(ctx, i0, i1, h, w);
+  SmallVector<Value> ins = {v};
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {i1, i0, h, w}, ctx)};
+  if (bias) {
+    ins.push_back(bias);
+    maps.push_back(AffineMap::get(4, 0, {i1}, ctx));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(4));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{out.getType()}, ins, ValueRange{out}, maps,
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value r =
+                   bias ? arith::AddFOp::create(nb, l, a[0], a[1]).getResult()
+                        : a[0];
+               linalg::YieldOp::create(nb, l, ValueRange{r});
+             })
+      .getResult(0);
+}
+
+/// Collapses `[A, B, H, W]` to `[A, B * H * W]`.
+static Value collapseInner(OpBuilder &b, Location loc, Value v) {
+  auto t = typeOf(v);
+  int64_t inner = t.getDimSize(2) * t.getDimSize(3);
+  int64_t cols =
+      t.isDynamicDim(1) ? ShapedType::kDynamic : t.getDimSize(1) * inner;
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({t.getDimSize(0), cols}, b.getF32Type()), v,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
+/// The columns `[C * kH * kW, N * OH * OW]` of a padded NCHW input `xp`:
+/// `col[(c, kh, kw), (n, oh, ow)] = xp[n, c, oh * s + kh * d, ow * s + kw *
+/// d]`.
 static Value im2col(OpBuilder &b, Location loc, Value xp, ArrayRef<int64_t> k,
                     ArrayRef<int64_t> out, ArrayRef<int64_t> s,
                     ArrayRef<int64_t> d) {
+  MLIRContext *ctx = b.getContext();
   auto t = typeOf(xp);
   int64_t n = t.getDimSize(0), c = t.getDimSize(1);
-  auto colType = RankedTensorType::get({n, c * k[0] * k[1], out[0] * out[1]},
-                                       b.getF32Type());
-  if (k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1 &&
-      t.getDimSize(2) == out[0] && t.getDimSize(3) == out[1])
-    return tensor::CollapseShapeOp::create(
-        b, loc, colType, xp, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  MLIRContext *ctx = b.getContext();
-  auto fullType =
-      RankedTensorType::get({n, c, k[0], k[1], out[0], out[1]}, b.getF32Type());
-  AffineExpr ni, ci, kh, kw, oh, ow;
-  bindDims(ctx, ni, ci, kh, kw, oh, ow);
+  SmallVector<int64_t> fullShape = {c, k[0], k[1], n, out[0], out[1]};
+  AffineExpr ci, kh, kw, ni, oh, ow;
+  bindDims(ctx, ci, kh, kw, ni, oh, ow);
   SmallVector<AffineMap> maps = {
       AffineMap::get(
           6, 0, {ni, ci, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx),
       b.getMultiDimIdentityMap(6)};
   Value full =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{fullType}, ValueRange{xp},
-          ValueRange{emptyFrom(b, loc, fullType, xp)}, maps,
-          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location l, ValueRange a) {
-            linalg::YieldOp::create(nb, l, ValueRange{a[0]});
-          })
-          .getResult(0);
+      generic(b, loc, {xp}, {emptyBatched(b, loc, fullShape, xp)}, maps,
+              loops(6, 0), [](OpBuilder &, Location, ValueRange a) {
+                return SmallVector<Value>{a[0]};
+              })[0];
+  int64_t cols =
+      ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * out[0] * out[1];
   return tensor::CollapseShapeOp::create(
-      b, loc, colType, full,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+      b, loc, RankedTensorType::get({c * k[0] * k[1], cols}, b.getF32Type()),
+      full, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+}
+
+/// `C = op(A) * op(B)` for rank-2 `a` and `b` as a linalg.contract, with
+/// `transA`/`transB` read off the indexing maps (one sgemm).
+static Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                    bool transA, bool transB) {
+  MLIRContext *ctx = b.getContext();
+  auto lt = typeOf(lhs), rt = typeOf(rhs);
+  int64_t rows = lt.getDimSize(transA ? 1 : 0);
+  int64_t cols = rt.getDimSize(transB ? 0 : 1);
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(rows))
+    dyn.push_back(tensor::DimOp::create(b, loc, lhs, transA ? 1 : 0));
+  if (ShapedType::isDynamic(cols))
+    dyn.push_back(tensor::DimOp::create(b, loc, rhs, transB ? 0 : 1));
+  Value init = filled(
+      b, loc,
+      tensor::EmptyOp::create(b, loc, {rows, cols}, b.getF32Type(), dyn), 0.0f);
+  AffineExpr i, j, kk;
+  bindDims(ctx, i, j, kk);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(3, 0, {transA ? kk : i, transA ? i : kk}, ctx),
+      AffineMap::get(3, 0, {transB ? j : kk, transB ? kk : j}, ctx),
+      AffineMap::get(3, 0, {i, j}, ctx)};
+  return linalg::ContractOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{lhs, rhs}, ValueRange{init},
+                                    b.getAffineMapArrayAttr(maps))
+      .getResult(0);
+}
+
+/// `w` `[M, C, kH, kW]` as `[M, C * kH * kW]`.
+static Value weightMatrix(OpBuilder &b, Location loc, Value w) {
+  ArrayRef<int64_t> ws = typeOf(w).getShape();
+  return tensor::CollapseShapeOp::create(
+      b, loc,
+      RankedTensorType::get({ws[0], ws[1] * ws[2] * ws[3]}, b.getF32Type()), w,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
 }
 
 /// `y[n, m, oh, ow] = sum_{c, kh, kw} w[m, c, kh, kw] * xp[n, c, oh * s +
-/// kh * d, ow * s + kw * d]` (`xp` padded NCHW, `w` `[M, C, kH, kW]`, no
-/// groups) as a contraction `[M, CkHkW] x [N, CkHkW, OHOW]` over im2col
-/// columns: a linalg.contract that becomes one sgemm per sample.
+/// kh * d, ow * s + kw * d] (+ bias[m])` (`xp` padded NCHW, `w` `[M, C, kH,
+/// kW]`, no groups): one sgemm `[M, CkHkW] x [CkHkW, N OH OW]` over the
+/// im2col columns, transposed to NCHW with the bias added on the way.
 static Value convContraction(OpBuilder &b, Location loc, Value xp, Value w,
-                             RankedTensorType type, ArrayRef<int64_t> s,
-                             ArrayRef<int64_t> d) {
-  MLIRContext *ctx = b.getContext();
+                             Value bias, RankedTensorType type,
+                             ArrayRef<int64_t> s, ArrayRef<int64_t> d) {
   ArrayRef<int64_t> ws = typeOf(w).getShape();
   int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
   Value col = im2col(b, loc, xp, ws.drop_front(2), {oh, ow}, s, d);
-  auto w2Type =
-      RankedTensorType::get({ws[0], ws[1] * ws[2] * ws[3]}, b.getF32Type());
-  Value w2 = tensor::CollapseShapeOp::create(
-      b, loc, w2Type, w, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto outType = RankedTensorType::get({type.getDimSize(0), ws[0], oh * ow},
+  Value yT = matmul(b, loc, weightMatrix(b, loc, w), col, false, false);
+  auto yT4Type = RankedTensorType::get({ws[0], type.getDimSize(0), oh, ow},
                                        b.getF32Type());
-  Value init = filled(b, loc, emptyFrom(b, loc, outType, xp), 0.0f);
-  AffineExpr n, m, p, kk;
-  bindDims(ctx, n, m, p, kk);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {m, kk}, ctx),
-                                 AffineMap::get(4, 0, {n, kk, p}, ctx),
-                                 AffineMap::get(4, 0, {n, m, p}, ctx)};
-  Value y = linalg::ContractOp::create(b, loc, TypeRange{outType},
-                                       ValueRange{w2, col}, ValueRange{init},
-                                       b.getAffineMapArrayAttr(maps))
-                .getResult(0);
-  return tensor::ExpandShapeOp::create(
-      b, loc, type, y, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value yT4 = tensor::ExpandShapeOp::create(
+      b, loc, yT4Type, yT, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  return swapOuterDims(b, loc, yT4, bias);
 }
 
 //===----------------------------------------------------------------------===//
@@ -203,29 +305,26 @@ Results ConvOp::lowerToLinalg(OpBuilder &b) {
   RankedTensorType type = getType();
   Value x = padSpatial(b, loc, getInput(), getPads(), 0.0f);
   int64_t g = getGroup();
-  Value conv;
-  if (g == 1) {
-    conv = convContraction(b, loc, x, getWeight(), type, getStrides(),
-                           getDilations());
-  } else {
-    Value init = filled(b, loc, emptyFrom(b, loc, type, getInput()), 0.0f);
-    Attribute strides = b.getI64TensorAttr(getStrides());
-    Attribute dilations = b.getI64TensorAttr(getDilations());
-    // [N, G, C/G, H, W] * [G, M/G, C/G, kH, kW] -> [N, G, M/G, OH, OW].
-    Value xg = splitDim(b, loc, x, 1, g);
-    Value wg = splitDim(b, loc, getWeight(), 0, g);
-    Value initg = splitDim(b, loc, init, 1, g);
-    Value convg = linalg::Conv2DNgchwGfchwOp::create(
-                      b, loc, TypeRange{initg.getType()}, ValueRange{xg, wg},
-                      ValueRange{initg}, strides, dilations)
-                      .getResult(0);
-    SmallVector<ReassociationIndices> re = {{0}, {1, 2}, {3}, {4}};
-    conv = tensor::CollapseShapeOp::create(b, loc, type, convg, re);
-  }
-  if (!getBias())
-    return SmallVector<Value>{conv};
   // The bias is added after the sum, as onnxruntime does (accumulating into
   // it would round differently).
+  if (g == 1)
+    return SmallVector<Value>{convContraction(
+        b, loc, x, getWeight(), getBias(), type, getStrides(), getDilations())};
+  Value init = filled(b, loc, emptyFrom(b, loc, type, getInput()), 0.0f);
+  Attribute strides = b.getI64TensorAttr(getStrides());
+  Attribute dilations = b.getI64TensorAttr(getDilations());
+  // [N, G, C/G, H, W] * [G, M/G, C/G, kH, kW] -> [N, G, M/G, OH, OW].
+  Value xg = splitDim(b, loc, x, 1, g);
+  Value wg = splitDim(b, loc, getWeight(), 0, g);
+  Value initg = splitDim(b, loc, init, 1, g);
+  Value convg = linalg::Conv2DNgchwGfchwOp::create(
+                    b, loc, TypeRange{initg.getType()}, ValueRange{xg, wg},
+                    ValueRange{initg}, strides, dilations)
+                    .getResult(0);
+  SmallVector<ReassociationIndices> re = {{0}, {1, 2}, {3}, {4}};
+  Value conv = tensor::CollapseShapeOp::create(b, loc, type, convg, re);
+  if (!getBias())
+    return SmallVector<Value>{conv};
   MLIRContext *ctx = b.getContext();
   AffineMap id = b.getMultiDimIdentityMap(4);
   AffineMap channel = AffineMap::get(4, 0, {b.getAffineDimExpr(1)}, ctx);
@@ -375,29 +474,6 @@ Results BatchNormOp::lowerToLinalg(OpBuilder &b) {
 // Gradient ops and the training form of batch normalization
 //===----------------------------------------------------------------------===//
 
-using BodyFn =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-/// A linalg.generic over `numDims` loops writing into `outs`.
-static SmallVector<Value> generic(OpBuilder &b, Location loc, ValueRange ins,
-                                  ValueRange outs, ArrayRef<AffineMap> maps,
-                                  ArrayRef<utils::IteratorType> iters,
-                                  BodyFn body) {
-  auto op = linalg::GenericOp::create(
-      b, loc, outs.getTypes(), ins, outs, maps, iters,
-      [&](OpBuilder &nb, Location l, ValueRange a) {
-        linalg::YieldOp::create(nb, l, body(nb, l, a));
-      });
-  return SmallVector<Value>(op.getResults());
-}
-
-/// `iters` with `numPar` parallel loops followed by `numRed` reductions.
-static SmallVector<utils::IteratorType> loops(int64_t numPar, int64_t numRed) {
-  SmallVector<utils::IteratorType> it(numPar, utils::IteratorType::parallel);
-  it.append(numRed, utils::IteratorType::reduction);
-  return it;
-}
-
 /// An NCHW tensor of spatial size `size` filled with `fill`, holding `v`
 /// (NCHW) at rows `front[0] + i * strides[0]` and columns
 /// `front[1] + j * strides[1]`: `v` dilated by the strides and padded.
@@ -459,6 +535,58 @@ static AffineExpr flippedRow(AffineExpr hp, AffineExpr kh, int64_t k,
   return hp + (k - 1) * d - kh * d;
 }
 
+/// The gradient `[N, C, Hp, Wp]` of a padded NCHW input from the gradient
+/// `dcol` `[C * kH * kW, N * OH * OW]` of its im2col columns (col2im): each
+/// column entry is added to the input position it was read from, one
+/// strided slice of the input per kernel position. `like` supplies the batch
+/// size.
+static Value col2im(OpBuilder &b, Location loc, Value dcol, Value like,
+                    int64_t c, ArrayRef<int64_t> k, ArrayRef<int64_t> out,
+                    ArrayRef<int64_t> padded, ArrayRef<int64_t> s,
+                    ArrayRef<int64_t> d) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = typeOf(like).getDimSize(0);
+  auto col6Type =
+      RankedTensorType::get({c, k[0], k[1], n, out[0], out[1]}, b.getF32Type());
+  Value col6 = tensor::ExpandShapeOp::create(
+      b, loc, col6Type, dcol,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  Value dxp = filled(
+      b, loc, emptyBatched(b, loc, {n, c, padded[0], padded[1]}, like), 0.0f);
+  auto sliceType =
+      RankedTensorType::get({n, c, out[0], out[1]}, b.getF32Type());
+  SmallVector<OpFoldResult> sizes = {dimOf(b, loc, like, 0), b.getIndexAttr(c),
+                                     b.getIndexAttr(out[0]),
+                                     b.getIndexAttr(out[1])};
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(s[0]),
+                                     b.getIndexAttr(s[1])};
+  AffineExpr ni, ci, oh, ow;
+  bindDims(ctx, ni, ci, oh, ow);
+  for (int64_t i = 0; i < k[0]; ++i) {
+    for (int64_t j = 0; j < k[1]; ++j) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(i * d[0]),
+                                           b.getIndexAttr(j * d[1])};
+      Value view = tensor::ExtractSliceOp::create(b, loc, sliceType, dxp,
+                                                  offsets, sizes, steps);
+      AffineExpr ki = getAffineConstantExpr(i, ctx),
+                 kj = getAffineConstantExpr(j, ctx);
+      SmallVector<AffineMap> maps = {
+          AffineMap::get(4, 0, {ci, ki, kj, ni, oh, ow}, ctx),
+          b.getMultiDimIdentityMap(4)};
+      Value sum = generic(b, loc, {col6}, {view}, maps, loops(4, 0),
+                          [](OpBuilder &nb, Location l, ValueRange a) {
+                            return SmallVector<Value>{
+                                arith::AddFOp::create(nb, l, a[1], a[0])};
+                          })[0];
+      dxp = tensor::InsertSliceOp::create(b, loc, sum, dxp, offsets, sizes,
+                                          steps);
+    }
+  }
+  return dxp;
+}
+
 Results ConvInputGradOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   MLIRContext *ctx = b.getContext();
@@ -469,34 +597,21 @@ Results ConvInputGradOp::lowerToLinalg(OpBuilder &b) {
   ArrayRef<int64_t> in = getInputSize();
   int64_t g = getGroup(), k[2] = {ws[2], ws[3]};
   int64_t padded[2] = {in[0] + p[0] + p[2], in[1] + p[1] + p[3]};
+  if (g == 1) {
+    // dcol = w^T dy: the gradient of the forward's im2col columns, one
+    // sgemm `[CkHkW, M] x [M, N OH OW]`, then added into the input
+    // positions the columns were read from.
+    Value dyT = collapseInner(b, loc, swapOuterDims(b, loc, getGrad()));
+    Value dcol = matmul(b, loc, weightMatrix(b, loc, w), dyT,
+                        /*transA=*/true, /*transB=*/false);
+    ArrayRef<int64_t> out = typeOf(getGrad()).getShape().drop_front(2);
+    Value dxp = col2im(b, loc, dcol, getGrad(), ws[1], k, out, padded, s, d);
+    return SmallVector<Value>{unpad(b, loc, dxp, type, p)};
+  }
   int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};
   Value dyd = dilatePad(b, loc, getGrad(), s, front,
                         {padded[0] + front[0], padded[1] + front[1]},
                         b.getF32FloatAttr(0.0f));
-  if (g == 1) {
-    // dxp[n, c, hp, wp] = sum_{m, i, j} wf[c, m, i, j]
-    //                         * dyd[n, m, hp + i * d, wp + j * d]
-    // with the flipped kernel wf[c, m, i, j] = w[m, c, kH-1-i, kW-1-j]: a
-    // stride-1 convolution, through im2col and sgemm.
-    AffineExpr c, m, i, j;
-    bindDims(ctx, c, m, i, j);
-    auto wfType =
-        RankedTensorType::get({ws[1], ws[0], k[0], k[1]}, b.getF32Type());
-    Value wf = generic(
-        b, loc, {w},
-        {tensor::EmptyOp::create(b, loc, wfType.getShape(), b.getF32Type())},
-        {AffineMap::get(4, 0, {m, c, k[0] - 1 - i, k[1] - 1 - j}, ctx),
-         b.getMultiDimIdentityMap(4)},
-        loops(4, 0), [](OpBuilder &, Location, ValueRange a) {
-          return SmallVector<Value>{a[0]};
-        })[0];
-    auto paddedType = RankedTensorType::get(
-        {type.getDimSize(0), type.getDimSize(1), padded[0], padded[1]},
-        b.getF32Type());
-    int64_t one[2] = {1, 1};
-    return SmallVector<Value>{unpad(
-        b, loc, convContraction(b, loc, dyd, wf, paddedType, one, d), type, p)};
-  }
   // dxp[n, g, cg, hp, wp] = sum_{mg, kh, kw} dyd[n, g, mg, flipped rows]
   //                                          * w[g, mg, cg, kh, kw].
   Value dydG = splitDim(b, loc, dyd, 1, g);
@@ -535,35 +650,15 @@ Results ConvWeightGradOp::lowerToLinalg(OpBuilder &b) {
   ArrayRef<int64_t> s = getStrides(), d = getDilations();
   int64_t g = getGroup();
   if (g == 1) {
-    // dw[m, (c, kh, kw)] = sum_{n, p} dy[n, m, p] * col[n, (c, kh, kw), p]
+    // dw[m, (c, kh, kw)] = sum_{(n, p)} dy[n, m, p] * col[(c, kh, kw), (n, p)]
     // over the forward's im2col columns (the same ops, so CSE shares them):
-    // one sgemm per sample accumulating into dw.
+    // one sgemm `[M, N OH OW] x [N OH OW, CkHkW]`.
     Value dy = getGrad();
-    auto dyType = typeOf(dy);
-    int64_t oh = dyType.getDimSize(2), ow = dyType.getDimSize(3);
+    ArrayRef<int64_t> out = typeOf(dy).getShape().drop_front(2);
     Value xp = padSpatial(b, loc, getInput(), getPads(), 0.0f);
-    Value col =
-        im2col(b, loc, xp, type.getShape().drop_front(2), {oh, ow}, s, d);
-    auto dy3Type = RankedTensorType::get(
-        {dyType.getDimSize(0), dyType.getDimSize(1), oh * ow}, b.getF32Type());
-    Value dy3 = tensor::CollapseShapeOp::create(
-        b, loc, dy3Type, dy, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-    int64_t ckk = type.getDimSize(1) * type.getDimSize(2) * type.getDimSize(3);
-    auto dw2Type =
-        RankedTensorType::get({type.getDimSize(0), ckk}, b.getF32Type());
-    Value init = filled(
-        b, loc,
-        tensor::EmptyOp::create(b, loc, dw2Type.getShape(), b.getF32Type()),
-        0.0f);
-    AffineExpr m, q, n, p;
-    bindDims(ctx, m, q, n, p);
-    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {n, m, p}, ctx),
-                                   AffineMap::get(4, 0, {n, q, p}, ctx),
-                                   AffineMap::get(4, 0, {m, q}, ctx)};
-    Value dw2 = linalg::ContractOp::create(
-                    b, loc, TypeRange{dw2Type}, ValueRange{dy3, col},
-                    ValueRange{init}, b.getAffineMapArrayAttr(maps))
-                    .getResult(0);
+    Value col = im2col(b, loc, xp, type.getShape().drop_front(2), out, s, d);
+    Value dyT = collapseInner(b, loc, swapOuterDims(b, loc, dy));
+    Value dw2 = matmul(b, loc, dyT, col, /*transA=*/false, /*transB=*/true);
     return SmallVector<Value>{
         tensor::ExpandShapeOp::create(
             b, loc, type, dw2, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})
@@ -640,6 +735,51 @@ scatterWindows(OpBuilder &b, Location loc, ValueRange ins, Value like,
       })[0];
 }
 
+/// Whether the windows of a 2-D window op tile its input exactly: kernel
+/// equal to the strides, no padding, no dilation, `in = out * strides`.
+static bool windowsTile(ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                        ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                        ArrayRef<int64_t> p, ArrayRef<int64_t> d) {
+  return k == s && llvm::all_of(p, [](int64_t v) { return v == 0; }) &&
+         llvm::all_of(d, [](int64_t v) { return v == 1; }) &&
+         in[0] == out[0] * s[0] && in[1] == out[1] * s[1];
+}
+
+/// The input gradient `[N, C, H, W]` of a max pooling whose windows tile
+/// the input (windowsTile): every input position lies in exactly one
+/// window and gets its gradient `dy` if it is the window's maximum
+/// (`arg`, the window position `kh * kW + kw`), else 0. One pass over the
+/// input, reading the window's values at `(h / kH, w / kW)`.
+static Value tiledWindowGrad(OpBuilder &b, Location loc, Value dy, Value arg,
+                             RankedTensorType type, ArrayRef<int64_t> k) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, h, w;
+  bindDims(ctx, n, c, h, w);
+  AffineMap window =
+      AffineMap::get(4, 0, {n, c, h.floorDiv(k[0]), w.floorDiv(k[1])}, ctx);
+  return generic(
+      b, loc, {dy, arg}, {emptyFrom(b, loc, type, dy)},
+      {window, window, b.getMultiDimIdentityMap(4)}, loops(4, 0),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto offset = [&](int64_t dim) -> Value {
+          return arith::RemUIOp::create(
+              nb, l, linalg::IndexOp::create(nb, l, dim),
+              arith::ConstantIndexOp::create(nb, l, k[dim - 2]));
+        };
+        Value row = offset(2), col = offset(3);
+        Value kidx = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, row,
+                                  arith::ConstantIndexOp::create(nb, l, k[1])),
+            col);
+        kidx = arith::IndexCastOp::create(nb, l, nb.getI64Type(), kidx);
+        Value hit =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], kidx);
+        return SmallVector<Value>{
+            arith::SelectOp::create(nb, l, hit, a[0], f32Const(nb, l, 0.0f))};
+      })[0];
+}
+
 Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   MLIRContext *ctx = b.getContext();
@@ -693,6 +833,9 @@ Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
       })[1];
   // 2. Each input position receives the gradients of the windows whose
   // maximum it is.
+  if (windowsTile(type.getShape().drop_front(2), gType.getShape().drop_front(2),
+                  k, s, p, d))
+    return SmallVector<Value>{tiledWindowGrad(b, loc, dy, arg, type, k)};
   int64_t padded[2] = {type.getDimSize(2) + p[0] + p[2],
                        type.getDimSize(3) + p[1] + p[3]};
   int64_t front[2] = {(k[0] - 1) * d[0], (k[1] - 1) * d[1]};

@@ -24,11 +24,12 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
     input channels `[g * C / group, (g + 1) * C / group)`; `group = C` with
     one filter per channel is a depthwise convolution. Padding is zeros.
     Lowers to zero padding (fill + copy into a slice), then with
-    `group = 1` im2col columns `[N, C * kH * kW, OH * OW]` (a copy generic;
-    none for a 1x1 kernel at stride 1) and one `linalg.contract` with the
-    weight `[M, C * kH * kW]` (one sgemm per sample after bufferization),
-    otherwise `linalg.conv_2d_ngchw_gfchw` on grouped views; then adds the
-    bias (after the sum, as onnxruntime).
+    `group = 1` im2col columns of the whole batch `[C * kH * kW, N * OH * OW]`
+    (a copy generic) and one `linalg.contract` with the weight
+    `[M, C * kH * kW]` (one sgemm after bufferization) whose channels-first
+    product `[M, N, OH, OW]` one generic transposes to NCHW, adding the bias
+    (after the sum, as onnxruntime); otherwise `linalg.conv_2d_ngchw_gfchw`
+    on grouped views, then the bias.
 
     ```mlir
     %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -289,9 +290,14 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
     (`[H, W]`): the gradient `[N, C, H, W]` of the input from the gradient
     `grad` (`[N, M, OH, OW]`) of the output. It is the correlation of
     `grad`, dilated by the strides and padded by the dilated kernel, with
-    the flipped kernel; the pads are then cut off. With `group = 1` that
-    correlation is im2col columns and one `linalg.contract` (sgemm calls),
-    otherwise one `linalg.generic`.
+    the flipped kernel; the pads are then cut off. With `group = 1` it is
+    computed as the gradient of the forward's im2col columns instead,
+    `w^T grad` (one `linalg.contract`, one sgemm
+    `[C * kH * kW, M] x [M, N * OH * OW]` on `grad` transposed to
+    channels-first), added back into the padded input positions the columns
+    were read from (col2im: one strided-slice addition per kernel position),
+    so no products with the zeros of the dilation; otherwise one
+    `linalg.generic` of the dilated, padded `grad`.
 
     ```mlir
     %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -315,8 +321,9 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
     `[M, C / group, kH, kW]` of the weight from the gradient `grad`
     (`[N, M, OH, OW]`) of the output: the correlation of the padded input
     with `grad`, summed over the batch. With `group = 1` it contracts `grad`
-    `[N, M, OH * OW]` with the input's im2col columns (the forward's, shared
-    by CSE) in one `linalg.contract` (one accumulating sgemm per sample),
+    transposed to `[M, N * OH * OW]` (shared with the input gradient by CSE)
+    with the input's im2col columns (the forward's, likewise shared) in one
+    `linalg.contract` (one sgemm over the batch and the output positions),
     otherwise it is one `linalg.generic`.
 
     ```mlir
@@ -339,7 +346,12 @@ def NN_MaxPoolGradOp : NN_Op<"max_pool_grad"> {
     The gradient of the input of an `nn.max_pool` (same attributes): each
     output's gradient goes to the position of its window's maximum, the
     first one in row-major window order on ties (as PyTorch); a position
-    that is the maximum of several windows receives the sum.
+    that is the maximum of several windows receives the sum. Lowers to one
+    generic finding each window's maximum position, then, when the windows
+    tile the input (kernel = strides, no padding or dilation, the input a
+    whole number of windows), one elementwise pass over the input that
+    compares its window position with it; otherwise a pass over the
+    padded input summing the windows that reach each position.
 
     ```mlir
     %dx = nn.max_pool_grad %dy, %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}

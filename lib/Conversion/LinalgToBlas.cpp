@@ -137,13 +137,83 @@ Value matrixView(OpBuilder &b, Location loc, Value operand, AffineMap map,
                                 view);
 }
 
-/// Rewrites contraction `op` to `C += op(X) op(Y)` sgemm calls, one per
+/// Whether `v` is the f32 constant 0.
+bool isZero(Value v) {
+  FloatAttr f;
+  return matchPattern(v, m_Constant(&f)) && f.getValue().isZero();
+}
+
+/// The last op before `op` in its block that may write memory (views,
+/// casts and allocations do not), or null.
+Operation *previousWriter(Operation *op) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(prev) ||
+        isMemoryEffectFree(prev))
+      continue;
+    return prev;
+  }
+  return nullptr;
+}
+
+/// Whether the buffer `src` holds zeros when `copy` reads it: its only
+/// writer is a linalg.fill with 0 before `copy` in the same block, and it is
+/// read only by copies.
+bool holdsZeros(Value src, memref::CopyOp copy) {
+  linalg::FillOp fill;
+  for (Operation *user : src.getUsers()) {
+    if (auto f = dyn_cast<linalg::FillOp>(user)) {
+      if (fill || f->getBlock() != copy->getBlock() ||
+          !f->isBeforeInBlock(copy) || !isZero(f.getInputs()[0]))
+        return false;
+      fill = f;
+      continue;
+    }
+    auto c = dyn_cast<memref::CopyOp>(user);
+    if (!c || c.getSource() != src)
+      return false;
+  }
+  return static_cast<bool>(fill);
+}
+
+/// Whether the sgemm calls of `op` may ignore C's prior contents (BLAS beta
+/// = 0): every loop around them is a dim of C (each element is written by
+/// one call) and the write into C just before `op` is a fill with 0, or a
+/// copy of a buffer that holds zeros. That fill or copy is erased (the
+/// calls overwrite all of C).
+bool overwritesZeroInit(linalg::LinalgOp op, const GemmDims &g) {
+  AffineMap cMap = op.getIndexingMapsArray()[2];
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d != g.row && d != g.col && d != g.k && positionIn(cMap, d) < 0)
+      return false;
+  Value c = op->getOperand(2);
+  Operation *prev = previousWriter(op);
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+      fill && fill.getOutputs()[0] == c && isZero(fill.getInputs()[0])) {
+    fill.erase();
+    return true;
+  }
+  auto copy = dyn_cast_or_null<memref::CopyOp>(prev);
+  if (!copy || copy.getTarget() != c || !holdsZeros(copy.getSource(), copy))
+    return false;
+  Value src = copy.getSource();
+  copy.erase();
+  // A fill that no copy reads any more is dead.
+  if (llvm::all_of(src.getUsers(),
+                   [](Operation *u) { return isa<linalg::FillOp>(u); }))
+    for (Operation *u : llvm::make_early_inc_range(src.getUsers()))
+      u->erase();
+  return true;
+}
+
+/// Rewrites contraction `op` to `C += op(X) op(Y)` (`C = ...` over a zero
+/// init) sgemm calls, one per
 /// point of its non-GEMM dims (scf.for loops); leaves contractions it
 /// cannot map (other element types, constant indices) to the loop lowering.
 void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
   std::optional<GemmDims> g = pickGemmDims(op);
   if (!g)
     return;
+  bool zeroInit = overwritesZeroInit(op, *g);
   IRRewriter b(op);
   Location loc = op.getLoc();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -171,7 +241,8 @@ void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
   args.push_back(arith::ConstantIntOp::create(b, loc, tX ? 1 : 0, 32));
   args.push_back(arith::ConstantIntOp::create(b, loc, tY ? 1 : 0, 32));
   args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
-  args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
+  args.push_back(arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(zeroInit ? 0.0f : 1.0f)));
   func::CallOp::create(b, loc, declareSgemm(module), args);
   b.eraseOp(op);
 }

@@ -129,3 +129,78 @@ func.func @matvec(%a: memref<4x8xf32>, %x: memref<8xf32>, %y: memref<4xf32>) {
   linalg.matvec ins(%a, %x : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4xf32>)
   return
 }
+
+// -----
+
+// C zero-filled just before: the fill goes and the sgemm overwrites C
+// (beta = 0).
+// CHECK-LABEL: func @zero_filled
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ALPHA:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ALPHA]], %[[BETA]])
+func.func @zero_filled(%a: memref<4x8xf32>, %b: memref<8x3xf32>) -> memref<4x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<4x3xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return %c : memref<4x3xf32>
+}
+
+// -----
+
+// C a copy of a zero-filled buffer (one fill shared by two contractions
+// after CSE, copied by bufferization): both copies and the fill go, both
+// sgemm calls overwrite their C.
+// CHECK-LABEL: func @zero_copies
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BETA]])
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BETA2]])
+func.func @zero_copies(%a: memref<4x8xf32>, %b: memref<8x3xf32>, %c1: memref<4x3xf32>, %c2: memref<4x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<4x3xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<4x3xf32>)
+  memref.copy %z, %c1 : memref<4x3xf32> to memref<4x3xf32>
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c1 : memref<4x3xf32>)
+  memref.copy %z, %c2 : memref<4x3xf32> to memref<4x3xf32>
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c2 : memref<4x3xf32>)
+  return
+}
+
+// -----
+
+// Kept: a reduced loop outside the sgemm (each call adds into all of C), a
+// nonzero fill, and a C read after its fill.
+// CHECK-LABEL: func @accumulating
+// CHECK: linalg.fill
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BETA]])
+// CHECK: linalg.fill
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA2:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BETA2]])
+// CHECK: linalg.fill
+// CHECK: memref.load
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[BETA3:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: call @autodist_rt_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BETA3]])
+func.func @accumulating(%dy: memref<?x6x100xf32>, %col: memref<?x25x100xf32>, %dw: memref<6x25xf32>, %a: memref<4x8xf32>, %b: memref<8x3xf32>, %c: memref<4x3xf32>) -> f32 {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %i0 = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%dw : memref<6x25xf32>)
+  linalg.contract indexing_maps = [affine_map<(m, q, n, p) -> (n, m, p)>, affine_map<(m, q, n, p) -> (n, q, p)>, affine_map<(m, q, n, p) -> (m, q)>]
+      ins(%dy, %col : memref<?x6x100xf32>, memref<?x25x100xf32>) outs(%dw : memref<6x25xf32>)
+  linalg.fill ins(%one : f32) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x3xf32>)
+  %v = memref.load %c[%i0, %i0] : memref<4x3xf32>
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return %v : f32
+}

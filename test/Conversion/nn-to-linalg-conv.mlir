@@ -1,17 +1,20 @@
 // Conv, pooling and batch norm: explicit padding (a filled tensor with the
-// input copied into its interior), convolution as im2col columns and one
-// linalg.contract (sgemm calls after bufferization), grouped convolution and
-// pooling as linalg's named NCHW ops, the bias added after the sum, and
+// input copied into its interior), convolution as im2col columns of the whole
+// batch and one linalg.contract (one sgemm after bufferization) whose
+// channels-first product is transposed to NCHW with the bias added (after
+// the sum), grouped convolution and pooling as linalg's named NCHW ops, and
 // per-channel generics.
 // RUN: autodist-opt %s -split-input-file --convert-nn-to-linalg | FileCheck %s
 
 // Strides (2, 1) and dilations (1, 2): the im2col generic reads the padded
-// input at (oh * 2 + kh, ow + kw * 2).
-// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 + d3 * 2)>
+// input at (oh * 2 + kh, ow + kw * 2) into columns [C, kH, kW, N, OH, OW].
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 + d2 * 2)>
 // CHECK-DAG: #[[ID6:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
-// CHECK-DAG: #[[MW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
-// CHECK-DAG: #[[MX:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[MY:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[MW:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[MX:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[MY:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func @conv
 // CHECK-SAME: (%[[X:.*]]: tensor<?x2x6x6xf32>, %[[W:.*]]: tensor<3x2x3x3xf32>, %[[B:.*]]: tensor<3xf32>)
 // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x2x9x7xf32>
@@ -19,14 +22,15 @@
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[P]][0, 0, 1, 0] [%{{.*}}, 2, 6, 6] [1, 1, 1, 1]
 // CHECK: %[[C:.*]] = linalg.copy ins(%[[X]] : tensor<?x2x6x6xf32>) outs(%[[S]] : tensor<?x2x6x6xf32>)
 // CHECK: %[[XP:.*]] = tensor.insert_slice %[[C]] into %[[P]][0, 0, 1, 0]
-// CHECK: %[[FULL:.*]] = linalg.generic {indexing_maps = [#[[COL]], #[[ID6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XP]] : tensor<?x2x9x7xf32>) outs(%{{.*}} : tensor<?x2x3x3x4x3xf32>)
-// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[FULL]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<?x2x3x3x4x3xf32> into tensor<?x18x12xf32>
+// CHECK: %[[FULL:.*]] = linalg.generic {indexing_maps = [#[[COL]], #[[ID6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XP]] : tensor<?x2x9x7xf32>) outs(%{{.*}} : tensor<2x3x3x?x4x3xf32>)
+// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[FULL]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<2x3x3x?x4x3xf32> into tensor<18x?xf32>
 // CHECK: %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<3x2x3x3xf32> into tensor<3x18xf32>
-// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x3x12xf32>)
-// CHECK: %[[Y:.*]] = linalg.contract indexing_maps = [#[[MW]], #[[MX]], #[[MY]]] ins(%[[W2]], %[[COLS]] : tensor<3x18xf32>, tensor<?x18x12xf32>) outs(%[[Z]] : tensor<?x3x12xf32>)
-// CHECK: %[[CONV:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] output_shape [%{{.*}}, 3, 4, 3] : tensor<?x3x12xf32> into tensor<?x3x4x3xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[CONV]], %[[B]] : tensor<?x3x4x3xf32>, tensor<3xf32>)
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x?xf32>)
+// CHECK: %[[Y:.*]] = linalg.contract indexing_maps = [#[[MW]], #[[MX]], #[[MY]]] ins(%[[W2]], %[[COLS]] : tensor<3x18xf32>, tensor<18x?xf32>) outs(%[[Z]] : tensor<3x?xf32>)
+// CHECK: %[[YT:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0], [1, 2, 3]] output_shape [3, %{{.*}}, 4, 3] : tensor<3x?xf32> into tensor<3x?x4x3xf32>
+// CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[SWAP]], #[[CH]], #{{.*}}], {{.*}} ins(%[[YT]], %[[B]] : tensor<3x?x4x3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<?x3x4x3xf32>)
 // CHECK: arith.addf
+// CHECK: return %[[OUT]]
 func.func @conv(%x: tensor<?x2x6x6xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<?x3x4x3xf32> {
   %0 = nn.conv %x, %w, %b {pads = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 1>, dilations = array<i64: 1, 2>} : (tensor<?x2x6x6xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<?x3x4x3xf32>
   return %0 : tensor<?x3x4x3xf32>
@@ -34,12 +38,19 @@ func.func @conv(%x: tensor<?x2x6x6xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf
 
 // -----
 
-// A 1x1 kernel at stride 1 reads the input as its columns (no im2col).
+// A 1x1 kernel: the columns are the input with batch and channels swapped;
+// without a bias the product is only transposed back.
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
 // CHECK-LABEL: func @conv_1x1
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4x5x5xf32>, %[[W:.*]]: tensor<8x4x1x1xf32>)
-// CHECK-NOT: linalg.generic
-// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<?x4x5x5xf32> into tensor<?x4x25xf32>
-// CHECK: linalg.contract {{.*}} ins(%{{.*}}, %[[COLS]] : tensor<8x4xf32>, tensor<?x4x25xf32>)
+// CHECK: %[[FULL:.*]] = linalg.generic {indexing_maps = [#[[COL]], #{{.*}}], {{.*}} ins(%[[X]] : tensor<?x4x5x5xf32>) outs(%{{.*}} : tensor<4x1x1x?x5x5xf32>)
+// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[FULL]] {{.*}} into tensor<4x?xf32>
+// CHECK: %[[Y:.*]] = linalg.contract {{.*}} ins(%{{.*}}, %[[COLS]] : tensor<8x4xf32>, tensor<4x?xf32>)
+// CHECK: %[[YT:.*]] = tensor.expand_shape %[[Y]] {{.*}} into tensor<8x?x5x5xf32>
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[YT]] : tensor<8x?x5x5xf32>) outs(%{{.*}} : tensor<?x8x5x5xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK: return %[[OUT]]
 func.func @conv_1x1(%x: tensor<?x4x5x5xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<?x8x5x5xf32> {
   %0 = nn.conv %x, %w : (tensor<?x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<?x8x5x5xf32>
   return %0 : tensor<?x8x5x5xf32>
