@@ -310,12 +310,17 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
 def OutlineLoops : Pass<"autodist-outline-loops", "mlir::ModuleOp"> {
   let summary = "Move every top-level loop nest into a function of its own";
   let description = [{
-    Runs after `convert-linalg-to-loops`. Each result-less `scf.for` at the
-    top level of a function becomes a call of a private function
-    `<function>_loop<N>` tagged `autodist.outlined` (made `noinline` by
-    `autodist-emit-abi`), which takes the values the nest
-    uses from above. LLVM's loop analyses then see many small functions
-    instead of one with thousands of loops (superlinear compile time).
+    Runs after `convert-linalg-to-loops`. Each `scf.for` at the top level of
+    a function becomes a call of a private function `<function>_loop<N>`
+    tagged `autodist.outlined` (made `noinline` by `autodist-emit-abi`),
+    which takes the values the nest uses from above (constants are cloned
+    in) and returns the loop's results. LLVM's loop analyses then see many
+    small functions instead of one with thousands of loops (superlinear
+    compile time), and the entry points are left without loops, which
+    `autodist-emit-abi` compiles as `optnone`. Static offsets of strided
+    memref arguments become dynamic (a cast at the call), so that equal
+    nests over different slices are equal functions for
+    `duplicate-function-elimination`.
 
     ```mlir
     scf.for %i = %c0 to %c4 step %c1 {

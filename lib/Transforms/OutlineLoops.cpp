@@ -21,7 +21,6 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 namespace autodist {
 #define GEN_PASS_DEF_OUTLINELOOPS
@@ -37,19 +36,24 @@ namespace {
 /// so the outlined function holds them (loop bounds stay visible to LLVM
 /// and equal nests stay equal) instead of taking them as arguments.
 void sinkConstants(RewriterBase &rewriter, Region &region) {
-  llvm::SetVector<Value> above;
-  getUsedValuesDefinedAbove(region, above);
+  // The region's own operands are rewritten (not the constants' uses: a
+  // constant like %c0 has thousands of uses in a training step).
+  DenseMap<Value, Value> clones;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&region.front());
-  for (Value v : above) {
-    Operation *def = v.getDefiningOp();
-    if (!def || !matchPattern(def, m_Constant()))
-      continue;
-    Value copy = rewriter.clone(*def)->getResult(0);
-    rewriter.replaceUsesWithIf(v, copy, [&](OpOperand &use) {
-      return region.isAncestor(use.getOwner()->getParentRegion());
-    });
-  }
+  region.walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      Operation *def = v.getDefiningOp();
+      if (!def || region.isAncestor(def->getParentRegion()) ||
+          !matchPattern(def, m_Constant()))
+        continue;
+      Value &copy = clones[v];
+      if (!copy)
+        copy = rewriter.clone(*def)->getResult(0);
+      rewriter.modifyOpInPlace(op, [&] { operand.set(copy); });
+    }
+  });
 }
 
 /// `type` with a dynamic offset if it has a strided layout with a static
@@ -118,22 +122,22 @@ void generalizeOffsets(RewriterBase &rewriter, func::FuncOp outlined,
         entry.getArgumentTypes(), outlined.getResultTypes()));
 }
 
-/// Moves the result-less top-level `scf.for` nests of `func` into functions
-/// of their own named `<func>_loop<N>`.
+/// Moves the top-level `scf.for` nests of `func` into functions of their
+/// own named `<func>_loop<N>`; a nest's results (loop-carried buffers, as
+/// the scatter-adds of gather gradients carry them) become the function's.
 LogicalResult outlineLoops(func::FuncOp func, int64_t &counter) {
-  SmallVector<scf::ForOp> loops;
-  for (Operation &op : func.getBody().getOps())
-    if (auto loop = dyn_cast<scf::ForOp>(op); loop && loop.getNumResults() == 0)
-      loops.push_back(loop);
+  SmallVector<scf::ForOp> loops(func.getBody().getOps<scf::ForOp>());
   IRRewriter rewriter(func.getContext());
   for (scf::ForOp loop : loops) {
     rewriter.setInsertionPoint(loop);
-    auto region =
-        scf::ExecuteRegionOp::create(rewriter, loop.getLoc(), TypeRange());
+    auto region = scf::ExecuteRegionOp::create(rewriter, loop.getLoc(),
+                                               loop.getResultTypes());
+    rewriter.replaceAllUsesWith(loop.getResults(), region.getResults());
     Block *body = rewriter.createBlock(&region.getRegion());
     rewriter.setInsertionPointToStart(body);
-    scf::YieldOp::create(rewriter, loop.getLoc());
-    loop->moveBefore(body->getTerminator());
+    auto yield =
+        scf::YieldOp::create(rewriter, loop.getLoc(), loop.getResults());
+    loop->moveBefore(yield);
     sinkConstants(rewriter, region.getRegion());
     rewriter.setInsertionPoint(region);
     std::string name =

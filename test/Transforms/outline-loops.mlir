@@ -102,3 +102,30 @@ func.func @passed_on(%buf: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// A loop that carries a buffer (the scatter-add of a gather gradient) is
+// outlined too: the function returns the loop's result.
+// CHECK-LABEL: func.func private @carried_loop0(
+// CHECK-SAME: %{{.*}}: memref<4xf32>) -> memref<4xf32> attributes {autodist.outlined}
+// CHECK: %[[R:.*]] = scf.for
+// CHECK: return %[[R]] : memref<4xf32>
+// CHECK-LABEL: func.func @carried(
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = scf.execute_region -> memref<4xf32> {
+// CHECK-NEXT: %[[V:.*]] = func.call @carried_loop0(%{{.*}}) : (memref<4xf32>) -> memref<4xf32>
+// CHECK-NEXT: scf.yield %[[V]]
+// CHECK: memref.copy %[[C]], %{{.*}}
+func.func @carried(%a: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%m = %a) -> (memref<4xf32>) {
+    memref.store %f, %m[%i] : memref<4xf32>
+    scf.yield %m : memref<4xf32>
+  }
+  memref.copy %r, %out : memref<4xf32> to memref<4xf32>
+  return
+}
