@@ -86,6 +86,7 @@ std::string loweringPipeline() {
          "hoist-static-allocs},"
          "convert-linalg-to-blas,"
          "autodist-deallocate-buffers,"
+         "autodist-strided-copies-to-linalg,"
          "autodist-collapse-loop-dims,"
          "convert-linalg-to-loops,"
          "autodist-outline-loops,"
