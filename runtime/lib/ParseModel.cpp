@@ -53,21 +53,18 @@ bool parseFields(CodedInputStream &in, google::protobuf::MessageLite &msg,
   return msg.MergeFromString(rest);
 }
 
-/// Reads the length of a length-delimited field and limits `in` to it.
-bool enter(CodedInputStream &in, CodedInputStream::Limit &limit) {
+/// Runs `parseBody` on the length-delimited field at `in`, with `in`
+/// limited to the field's bytes; false when the body fails or the input
+/// ends before the field does (a truncated model).
+template <typename ParseBody>
+bool parseDelimited(CodedInputStream &in, ParseBody parseBody) {
   uint32_t length;
   if (!in.ReadVarint32(&length))
     return false;
-  limit = in.PushLimit(static_cast<int>(length));
-  return true;
-}
-
-/// Ends a field `enter` started; false when the input ended before it
-/// (a truncated model).
-bool leave(CodedInputStream &in, CodedInputStream::Limit limit) {
-  bool complete = in.BytesUntilLimit() == 0;
+  CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
+  bool ok = parseBody() && in.BytesUntilLimit() == 0;
   in.PopLimit(limit);
-  return complete;
+  return ok;
 }
 
 /// Whether `tag` is field `number` in its length-delimited form.
@@ -132,12 +129,10 @@ bool parseGraph(CodedInputStream &in, onnx::GraphProto &graph,
   return parseFields(in, graph, [&](uint32_t tag, bool &handled) {
     if (!isDelimited(tag, kGraphInitializer))
       return true;
-    CodedInputStream::Limit limit;
-    if (!enter(in, limit))
-      return false;
     onnx::TensorProto &t = *graph.add_initializer();
     std::optional<SkippedBytes> data;
-    if (!parseInitializer(in, t, minSkippedBytes, data) || !leave(in, limit))
+    if (!parseDelimited(
+            in, [&] { return parseInitializer(in, t, minSkippedBytes, data); }))
       return false;
     if (data)
       skipped[t.name()] = *data;
@@ -154,11 +149,10 @@ bool parseModelWithoutWeights(google::protobuf::io::ZeroCopyInputStream &input,
   return parseFields(in, model, [&](uint32_t tag, bool &handled) {
     if (!isDelimited(tag, kModelGraph))
       return true;
-    CodedInputStream::Limit limit;
-    if (!enter(in, limit))
-      return false;
-    if (!parseGraph(in, *model.mutable_graph(), skipped, minSkippedBytes) ||
-        !leave(in, limit))
+    if (!parseDelimited(in, [&] {
+          return parseGraph(in, *model.mutable_graph(), skipped,
+                            minSkippedBytes);
+        }))
       return false;
     handled = true;
     return true;
