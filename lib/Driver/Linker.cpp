@@ -1,8 +1,9 @@
-//===- Linker.cpp - link a model object with the runtime ------------------===//
+//===- Linker.cpp - link a model's objects with the runtime ---------------===//
 
 #include "autodist/Driver/Pipeline.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -19,7 +20,31 @@ static std::string linkFilePath() {
   return AUTODIST_RUNTIME_LINK_FILE;
 }
 
-LogicalResult linkExecutable(llvm::StringRef objectPath,
+/// Runs `program` (found on PATH) with `args` after it; `what` names the
+/// step in the error.
+static LogicalResult runTool(llvm::StringRef program,
+                             const std::vector<std::string> &args,
+                             llvm::StringRef what, std::string &error) {
+  auto path = llvm::sys::findProgramByName(program);
+  if (!path) {
+    error =
+        "no '" + program.str() + "' on PATH (needed for " + what.str() + ")";
+    return failure();
+  }
+  std::vector<llvm::StringRef> argRefs = {*path};
+  argRefs.insert(argRefs.end(), args.begin(), args.end());
+  std::string msg;
+  int rc =
+      llvm::sys::ExecuteAndWait(*path, argRefs, std::nullopt, {}, 0, 0, &msg);
+  if (rc != 0) {
+    error = what.str() + " failed (" +
+            (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult linkExecutable(const std::vector<std::string> &objects,
                              llvm::StringRef outPath, std::string &error) {
   std::string linkFile = linkFilePath();
   auto buf = llvm::MemoryBuffer::getFile(linkFile);
@@ -28,12 +53,7 @@ LogicalResult linkExecutable(llvm::StringRef objectPath,
             "' (is the runtime built?)";
     return failure();
   }
-  auto cxx = llvm::sys::findProgramByName("c++");
-  if (!cxx) {
-    error = "no C++ linker driver 'c++' on PATH";
-    return failure();
-  }
-  std::vector<std::string> args = {*cxx, objectPath.str()};
+  std::vector<std::string> args = objects;
   llvm::SmallVector<llvm::StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n', -1, false);
   for (llvm::StringRef l : lines)
@@ -41,16 +61,26 @@ LogicalResult linkExecutable(llvm::StringRef objectPath,
       args.push_back(l.trim().str());
   args.push_back("-o");
   args.push_back(outPath.str());
-  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
-  std::string msg;
-  int rc =
-      llvm::sys::ExecuteAndWait(*cxx, argRefs, std::nullopt, {}, 0, 0, &msg);
-  if (rc != 0) {
-    error = "linking failed (" +
-            (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
-    return failure();
+  return runTool("c++", args, "linking", error);
+}
+
+LogicalResult mergeObjects(const std::vector<std::string> &objects,
+                           llvm::StringRef outPath, std::string &error) {
+  if (objects.size() == 1) {
+    if (std::error_code ec = llvm::sys::fs::copy_file(objects[0], outPath)) {
+      error = "cannot write '" + outPath.str() + "': " + ec.message();
+      return failure();
+    }
+    return success();
   }
-  return success();
+  std::vector<std::string> args = {"-r", "-o", outPath.str()};
+  args.insert(args.end(), objects.begin(), objects.end());
+  return runTool("ld", args, "merging the object files", error);
+}
+
+void removeFiles(const std::vector<std::string> &paths) {
+  for (const std::string &p : paths)
+    llvm::sys::fs::remove(p);
 }
 
 } // namespace autodist

@@ -1,8 +1,10 @@
 //===- ObjectEmitter.cpp - LLVM dialect to a host object file -------------===//
 
+#include "autodist/Driver/CodegenPartition.h"
 #include "autodist/Driver/Pipeline.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -14,12 +16,15 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <numeric>
 #include <unistd.h>
 
 using namespace mlir;
@@ -27,11 +32,11 @@ using namespace mlir;
 namespace autodist {
 
 /// A target machine for the host CPU (the executable runs where it is built
-/// or on the same kind of machine), position independent for linking.
+/// or on the same kind of machine), position independent for linking. The
+/// native target must be initialized (emitObjectFiles does it once, before
+/// its worker threads start).
 static std::unique_ptr<llvm::TargetMachine>
 hostTargetMachine(unsigned optLevel, std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
@@ -40,17 +45,11 @@ hostTargetMachine(unsigned optLevel, std::string &error) {
   llvm::SubtargetFeatures features;
   for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(name, enabled);
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOpt::getLevel(optLevel).value_or(
           llvm::CodeGenOptLevel::Aggressive)));
-  // `optnone` functions (the entry points: thousands of calls in one block)
-  // go through FastISel rather than SelectionDAG, as llc does it (a 24-block
-  // GPT's --train compile: 11.8 s against 12.6 s).
-  if (tm)
-    tm->setO0WantsFastISel(true);
-  return tm;
 }
 
 /// Runs LLVM's default pipeline at `optLevel` (0-3) on `module`, as
@@ -170,9 +169,51 @@ static LogicalResult copyModelInto(llvm::StringRef objPath,
   return success(error.empty());
 }
 
-LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
-                             unsigned optLevel, llvm::StringRef path,
-                             std::string &error) {
+/// Compiles one partition in a context of its own: parses its bitcode,
+/// optimizes it at `optLevel` unless it is the sequencer, and writes the
+/// object file `path`. Runs on a worker thread.
+static LogicalResult compilePartition(const CodegenPartition &part,
+                                      unsigned optLevel, llvm::StringRef path,
+                                      std::string &error) {
+  // optnone functions only sequence calls: -O0 code generation (FastISel,
+  // the fast register allocator) is linear in their size.
+  unsigned level = part.sequencer ? 0 : optLevel;
+  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(level, error);
+  if (!tm)
+    return failure();
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(
+          llvm::StringRef(part.bitcode.data(), part.bitcode.size()), path),
+      context);
+  if (!module) {
+    error = llvm::toString(module.takeError());
+    return failure();
+  }
+  if (!part.sequencer)
+    optimizeModule(**module, *tm, level);
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, out.os(), nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  pm.run(**module);
+  out.keep();
+  return success();
+}
+
+LogicalResult emitObjectFiles(ModuleOp module, llvm::StringRef modelPath,
+                              unsigned optLevel, unsigned jobs,
+                              llvm::StringRef basePath,
+                              std::vector<std::string> &objects,
+                              std::string &error) {
   if (optLevel > 3) {
     error = "optimization level " + std::to_string(optLevel) +
             " is out of range 0-3";
@@ -183,9 +224,14 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
     error = "cannot read '" + modelPath.str() + "': " + ec.message();
     return failure();
   }
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
   std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(optLevel, error);
   if (!tm)
     return failure();
+  if (jobs == 0)
+    jobs = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  std::vector<CodegenPartition> parts;
   {
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
@@ -197,23 +243,52 @@ LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
     llvmModule->setTargetTriple(tm->getTargetTriple());
     llvmModule->setDataLayout(tm->createDataLayout());
     reserveModel(*llvmModule, modelSize);
-    optimizeModule(*llvmModule, *tm, optLevel);
-    std::error_code ec;
-    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      error = "cannot write '" + path.str() + "': " + ec.message();
-      return failure();
-    }
-    llvm::legacy::PassManager pm;
-    if (tm->addPassesToEmitFile(pm, out.os(), nullptr,
-                                llvm::CodeGenFileType::ObjectFile)) {
-      error = "the target cannot emit object files";
-      return failure();
-    }
-    pm.run(*llvmModule);
-    out.keep();
+    parts = partitionForCodegen(*llvmModule, jobs);
   }
-  return copyModelInto(path, modelPath, modelSize, error);
+
+  std::vector<std::string> errors(parts.size());
+  objects.clear();
+  for (size_t i = 0; i < parts.size(); ++i)
+    objects.push_back((basePath + ".part" + llvm::Twine(i) + ".o").str());
+  {
+    llvm::StdThreadPool pool(llvm::hardware_concurrency(jobs));
+    // The largest partitions first, so that the others fill in around them.
+    std::vector<size_t> order(parts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return parts[a].bitcode.size() > parts[b].bitcode.size();
+    });
+    for (size_t i : order)
+      pool.async([&, i] {
+        (void)compilePartition(parts[i], optLevel, objects[i], errors[i]);
+      });
+    pool.wait();
+  }
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (!errors[i].empty()) {
+      error = errors[i];
+      removeFiles(objects);
+      return failure();
+    }
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].holdsGlobals &&
+        failed(copyModelInto(objects[i], modelPath, modelSize, error))) {
+      removeFiles(objects);
+      return failure();
+    }
+  return success();
+}
+
+LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
+                             unsigned optLevel, unsigned jobs,
+                             llvm::StringRef path, std::string &error) {
+  std::vector<std::string> objects;
+  if (failed(emitObjectFiles(module, modelPath, optLevel, jobs, path, objects,
+                             error)))
+    return failure();
+  LogicalResult merged = mergeObjects(objects, path, error);
+  removeFiles(objects);
+  return merged;
 }
 
 } // namespace autodist

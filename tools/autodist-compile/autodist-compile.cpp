@@ -157,6 +157,12 @@ cl::opt<unsigned> optLevel(
     "O",
     cl::desc("LLVM optimization level of the compiled code, 0-3 (default 3)"),
     cl::Prefix, cl::init(3), cl::cat(category));
+cl::opt<unsigned>
+    jobs("jobs",
+         cl::desc("Threads for LLVM code generation (default 0: one per core)"),
+         cl::init(0), cl::cat(category));
+cl::alias jobsShort("j", cl::desc("Alias for --jobs"), cl::aliasopt(jobs),
+                    cl::Prefix);
 enum class Emit { Strategy, MLIR, LLVM, Obj, Exe };
 cl::opt<Emit>
     emit("emit", cl::desc("What to write"), cl::init(Emit::Exe),
@@ -389,22 +395,23 @@ int main(int argc, char **argv) {
 
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
-    return writeAtomically(outputFile, [&](llvm::StringRef tmp,
-                                           std::string &err) {
-      return autodist::emitObjectFile(*module, inputFile, optLevel, tmp, err);
-    });
+    return writeAtomically(outputFile,
+                           [&](llvm::StringRef tmp, std::string &err) {
+                             return autodist::emitObjectFile(
+                                 *module, inputFile, optLevel, jobs, tmp, err);
+                           });
   }
   progress("emitting the object file");
   int rc =
       writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
-        std::string obj = (tmp + ".o").str();
-        LogicalResult r =
-            autodist::emitObjectFile(*module, inputFile, optLevel, obj, err);
+        std::vector<std::string> objects;
+        LogicalResult r = autodist::emitObjectFiles(
+            *module, inputFile, optLevel, jobs, tmp, objects, err);
         if (succeeded(r)) {
           progress("linking");
-          r = autodist::linkExecutable(obj, tmp, err);
+          r = autodist::linkExecutable(objects, tmp, err);
         }
-        llvm::sys::fs::remove(obj);
+        autodist::removeFiles(objects);
         return r;
       });
   if (rc == 0)

@@ -60,19 +60,34 @@ std::string loweringPipeline();
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,
                                 bool verbose);
 
-/// Translates an LLVM-dialect `module` to an object file at `path` for the
-/// host CPU at LLVM optimization level `optLevel` (0-3), embedding the
-/// bytes of the ONNX file `modelPath` as `autodist_model_onnx`
-/// (docs/abi.md). The bytes are copied from file to file, never held in
-/// memory.
+/// Translates an LLVM-dialect `module` to object files for the host CPU at
+/// LLVM optimization level `optLevel` (0-3), embedding the bytes of the ONNX
+/// file `modelPath` as `autodist_model_onnx` (docs/abi.md). The bytes are
+/// copied from file to file, never held in memory. The module is split into
+/// partitions (CodegenPartition.h) compiled on `jobs` threads (0: one per
+/// core); `objects` gets their paths, `basePath` + `.partN.o`. On failure
+/// none of them is left behind.
+mlir::LogicalResult
+emitObjectFiles(mlir::ModuleOp module, llvm::StringRef modelPath,
+                unsigned optLevel, unsigned jobs, llvm::StringRef basePath,
+                std::vector<std::string> &objects, std::string &error);
+
+/// emitObjectFiles, merged into the one relocatable object file `path`.
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
-                                   llvm::StringRef modelPath,
-                                   unsigned optLevel, llvm::StringRef path,
+                                   llvm::StringRef modelPath, unsigned optLevel,
+                                   unsigned jobs, llvm::StringRef path,
                                    std::string &error);
 
-/// Links `objectPath` with the runtime into the executable `outPath`.
-mlir::LogicalResult linkExecutable(llvm::StringRef objectPath,
+/// Links `objects` with the runtime into the executable `outPath`.
+mlir::LogicalResult linkExecutable(const std::vector<std::string> &objects,
                                    llvm::StringRef outPath, std::string &error);
+
+/// Merges `objects` into the relocatable object file `outPath` (`ld -r`).
+mlir::LogicalResult mergeObjects(const std::vector<std::string> &objects,
+                                 llvm::StringRef outPath, std::string &error);
+
+/// Removes `paths`, ignoring those that do not exist.
+void removeFiles(const std::vector<std::string> &paths);
 
 } // namespace autodist
 
