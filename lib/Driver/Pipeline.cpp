@@ -97,6 +97,8 @@ std::string loweringPipeline() {
          "expand-strided-metadata,lower-affine,"
          "finalize-memref-to-llvm,"
          "convert-scf-to-cf,"
+         // Dialect conversion is superlinear in the size of a block.
+         "autodist-bound-block-size,"
          "convert-to-llvm,"
          "reconcile-unrealized-casts,"
          "autodist-emit-abi";
