@@ -38,6 +38,28 @@ std::vector<int> cpuBlock(const std::vector<int> &allowed, int rank,
                           allowed.begin() + (rank + 1) * c / ranks);
 }
 
+std::vector<int> coresBlock(const std::vector<std::vector<int>> &masks,
+                            int rank) {
+  bool partition = true;
+  for (size_t a = 0; a < masks.size(); ++a)
+    for (size_t b = a + 1; b < masks.size(); ++b)
+      partition &= masks[a] == masks[b] || disjoint({masks[a], masks[b]});
+  if (!partition) {
+    std::set<int> all;
+    for (const std::vector<int> &m : masks)
+      all.insert(m.begin(), m.end());
+    return cpuBlock(std::vector<int>(all.begin(), all.end()), rank,
+                    static_cast<int>(masks.size()));
+  }
+  int index = 0, group = 0; // this rank's place among those sharing its CPUs
+  for (size_t r = 0; r < masks.size(); ++r)
+    if (masks[r] == masks[rank]) {
+      index += static_cast<int>(r) < rank;
+      ++group;
+    }
+  return cpuBlock(masks[rank], index, group);
+}
+
 bool disjoint(const std::vector<std::vector<int>> &sets) {
   std::set<int> seen;
   for (const std::vector<int> &s : sets)
@@ -156,13 +178,10 @@ Pinning pinThreads(PinMode mode) {
   std::vector<char> raw = comm::localAllgather(&own, sizeof own);
   const int localSize = static_cast<int>(raw.size() / sizeof own);
   std::vector<std::vector<int>> masks;
-  cpu_set_t all;
-  CPU_ZERO(&all);
   for (int r = 0; r < localSize; ++r) {
     cpu_set_t m;
     std::memcpy(&m, raw.data() + r * sizeof m, sizeof m);
     masks.push_back(toList(m));
-    CPU_OR(&all, &all, &m);
   }
 
   Pinning p;
@@ -176,7 +195,7 @@ Pinning pinThreads(PinMode mode) {
     p.action = Pinning::Action::Kept;
   } else {
     p.action = Pinning::Action::Pinned;
-    pinAllThreads(cpuBlock(toList(all), localRank, localSize));
+    pinAllThreads(coresBlock(masks, localRank));
   }
   p.cpus = toList(affinityOf(0));
   // Unpinned, the node's ranks share the CPUs.

@@ -54,6 +54,28 @@ TEST(Affinity, EveryCpuIsUsedOnceWhenRanksFit) {
   }
 }
 
+TEST(Affinity, CoresBlockSplitsSharedMasks) {
+  // Unbound (or one cpuset for all): like cpuBlock on the common mask.
+  std::vector<Cpus> same = {{0, 1, 2, 3}, {0, 1, 2, 3}};
+  EXPECT_EQ(coresBlock(same, 0), (Cpus{0, 1}));
+  EXPECT_EQ(coresBlock(same, 1), (Cpus{2, 3}));
+  // Bound to sockets, ranks alternating: each socket's ranks split it.
+  std::vector<Cpus> sockets = {
+      {0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 2, 3}, {4, 5, 6, 7}};
+  EXPECT_EQ(coresBlock(sockets, 0), (Cpus{0, 1}));
+  EXPECT_EQ(coresBlock(sockets, 1), (Cpus{4, 5}));
+  EXPECT_EQ(coresBlock(sockets, 2), (Cpus{2, 3}));
+  EXPECT_EQ(coresBlock(sockets, 3), (Cpus{6, 7}));
+  // Bound to single cores: kept.
+  EXPECT_EQ(coresBlock({{3}, {5}}, 1), (Cpus{5}));
+}
+
+TEST(Affinity, CoresBlockOverlappingMasksSplitTheUnion) {
+  std::vector<Cpus> overlap = {{0, 1, 2}, {2, 3}};
+  EXPECT_EQ(coresBlock(overlap, 0), (Cpus{0, 1}));
+  EXPECT_EQ(coresBlock(overlap, 1), (Cpus{2, 3}));
+}
+
 TEST(Affinity, NoCpusNoBlock) { EXPECT_TRUE(cpuBlock({}, 0, 1).empty()); }
 
 TEST(Affinity, Disjoint) {

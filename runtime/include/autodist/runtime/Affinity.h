@@ -5,7 +5,9 @@
 // CPUs in contiguous blocks, one BLAS thread per CPU of the block, so that
 // ranks neither migrate between cores nor oversubscribe them:
 //   cores  local rank r of n gets CPUs [r*C/n, (r+1)*C/n) of the C CPUs the
-//          node's ranks may use (cpu r % C when n > C);
+//          node's ranks may use (cpu r % C when n > C); when the launcher
+//          bound groups of ranks to disjoint CPU sets (e.g. one socket
+//          each), each group splits its own set that way;
 //   auto   (the default) keeps the launcher's binding when it gave the ranks
 //          of the node disjoint CPU sets smaller than the machine (e.g.
 //          `mpirun -np 2`, which binds to cores), else pins like `cores`;
@@ -34,6 +36,14 @@ std::optional<PinMode> parsePinMode(const std::string &value);
 /// of the C allowed CPUs, or the single CPU allowed[rank % C] when there are
 /// more ranks than CPUs. Never empty when `allowed` is not.
 std::vector<int> cpuBlock(const std::vector<int> &allowed, int rank, int ranks);
+
+/// The CPUs local rank `rank` gets with `--pin=cores`, given the current CPUs
+/// of every rank of the node (`masks`, ascending, in local rank order): the
+/// ranks whose CPUs equal this rank's split them with cpuBlock, in rank
+/// order, when any two masks are equal or disjoint; otherwise all ranks split
+/// the union of the masks.
+std::vector<int> coresBlock(const std::vector<std::vector<int>> &masks,
+                            int rank);
 
 /// Whether no CPU occurs in two of `sets`.
 bool disjoint(const std::vector<std::vector<int>> &sets);
