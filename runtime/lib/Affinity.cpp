@@ -158,14 +158,14 @@ void pinAllThreads(const std::vector<int> &cpus) {
           continue;
         throw Error("--pin: cannot pin thread " + std::to_string(tid) +
                     " to CPUs " + cpuListString(cpus) + ": " +
-                    std::strerror(errno));
+                    std::strerror(errno) + " (--pin=none leaves it alone)");
       }
       cpu_set_t got;
       if (sched_getaffinity(tid, sizeof got, &got) == 0 &&
           !CPU_EQUAL(&got, &want))
         throw Error("--pin: thread " + std::to_string(tid) + " has CPUs " +
                     cpuListString(toList(got)) + " instead of " +
-                    cpuListString(cpus));
+                    cpuListString(cpus) + " (--pin=none leaves it alone)");
     }
   }
 }

@@ -113,8 +113,10 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
-    if (int code = collectively([&] { pin(); }))
+    if (int code = collectively([&] { pinning_ = pinThreads(opts_.pin); }))
       return code;
+    if (opts_.pinGiven)
+      reportPinning();
     if (opts_.inferenceOnly())
       return collectively([&] { infer(); });
     if (opts_.resume)
@@ -132,9 +134,8 @@ public:
 private:
   /// Validates everything, on every rank, before any output file exists.
   void setup();
-  /// Collective: applies --pin and sizes the BLAS threads (Affinity.h);
-  /// with --pin given, rank 0 prints every rank's pinning.
-  void pin();
+  /// Collective: rank 0 prints every rank's pinning_, one line each.
+  void reportPinning();
   /// setup() for --inputs/--outputs: rank 0 loads and checks everything.
   void setupInference();
   /// Rank 0: --inputs/--outputs.
@@ -197,10 +198,7 @@ private:
   FILE *log_ = nullptr;
 };
 
-void Trainer::pin() {
-  pinning_ = pinThreads(opts_.pin);
-  if (!opts_.pinGiven)
-    return;
+void Trainer::reportPinning() {
   // In rank order: rank 0 prints its own line, then receives each other
   // rank's into the same buffer (fixed-size messages).
   char line[256] = {};
