@@ -16,7 +16,9 @@ per-rank batch):
            initial weights, same batches, SGD, DDP over gloo; for resnet18
            and gpt bench/ddp_torch.py trains the PyTorch module itself)
    both with OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 (and
-   torch.set_num_threads(1)), each rank under /usr/bin/time -f %M (peak RSS),
+   torch.set_num_threads(1)), each rank under /usr/bin/time -f %M (peak RSS);
+   --mpirun-flags adds launcher flags to every arm, --pin-arms arms of ours
+   run with --pin=VALUE,
 4. reads the JSONL step logs (rank 0; same format for both) and computes the
    throughput of each run over steps W+1..S (warm-up steps skipped):
    B*ranks*(S-W) / (time_s[S] - time_s[W]),
@@ -231,8 +233,8 @@ def read_rss(prefix):
     return out
 
 
-def mpirun(extra_env):
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+def mpirun(extra_env, flags=()):
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", *flags, "-np",
            str(RANKS)]
     for k in extra_env:
         cmd += ["-x", k]
@@ -243,12 +245,14 @@ def run_arm(arm, wl, work, tag, args):
     logf = os.path.join(work, f"{wl['name']}.{arm}.{tag}.jsonl")
     rss = os.path.join(work, f"{wl['name']}.{arm}.{tag}.rss")
     env = dict(THREAD_ENV)
-    if arm in ("ours", "ours_malloc", "ours_baseline"):
+    if arm.startswith("ours"):
         if arm == "ours_malloc":
             env.update(MALLOC_ENV)
         exe = wl["baseline_exe"] if arm == "ours_baseline" else wl["exe"]
         prog = [exe, f"--data={wl['data']}", f"--steps={wl['steps']}",
                 f"--batch-size={wl['batch']}", f"--log={logf}"]
+        if arm.startswith("ours_pin_"):
+            prog.append(f"--pin={arm[len('ours_pin_'):]}")
     else:
         env.update({"MASTER_ADDR": "127.0.0.1",
                     "MASTER_PORT": str(free_port())})
@@ -261,7 +265,8 @@ def run_arm(arm, wl, work, tag, args):
     la = loadavg()
     busy0, own0 = cpu_busy_s()
     t = time.perf_counter()
-    run(mpirun(env) + rss_wrapped(rss, prog), env=env)
+    run(mpirun(env, args.mpirun_flags.split()) + rss_wrapped(rss, prog),
+        env=env)
     wall = time.perf_counter() - t
     busy1, own1 = cpu_busy_s()
     # CPU used by processes that are not ours, as a share of all cores.
@@ -410,6 +415,9 @@ def write_md(res, path):
              f"(gloo). {res['config']['rounds']} measured rounds (+1 warm-up "
              f"round), arms alternated; {res['config']['steps']} steps per run, "
              f"first {res['config']['warmup_steps']} skipped.\n")
+    if res["config"].get("mpirun_flags"):
+        L.append(f"Extra mpirun flags for every arm: "
+                 f"`{res['config']['mpirun_flags']}`.\n")
     L.append("sgemm peak (single-thread OpenBLAS, n="
              f"{pk['n']}, best call, GFLOP/s): {fmt(pk['alone_gflops'], 1)} "
              f"alone; the fraction-of-peak column divides by {RANKS} x that = "
@@ -433,7 +441,8 @@ def write_md(res, path):
         for arm, s in w["arms"].items():
             label = {"ours": "AutoDist (ours)", "ddp": "PyTorch DDP",
                      "ours_malloc": "ours + malloc env (diagnostic)",
-                     "ours_baseline": "ours, baseline compiler"}[arm]
+                     "ours_baseline": "ours, baseline compiler"}.get(
+                         arm, f"ours, --pin={arm[len('ours_pin_'):]}")
             L.append(f"| {w['name']} | {w['batch']} | {label} | "
                      f"{fmt(s['samples_per_s_median'])} | "
                      f"{fmt(s['samples_per_s_min'])} | "
@@ -503,6 +512,13 @@ def main():
     ap.add_argument("--malloc-arm", default="mlp:128",
                     help="workloads that also get the diagnostic ours+malloc-"
                          "env arm (default mlp:128; '' for none)")
+    ap.add_argument("--mpirun-flags", default="",
+                    help="extra mpirun flags for every arm, space-separated "
+                         "(e.g. '--bind-to none': no binding by the launcher)")
+    ap.add_argument("--pin-arms", default="",
+                    help="comma-separated --pin values (auto, cores, none); "
+                         "each adds the arm ours_pin_VALUE: the same "
+                         "executable run with --pin=VALUE")
     args = ap.parse_args()
 
     for tool in ("mpirun", "cc", "/usr/bin/time", args.compiler,
@@ -556,6 +572,7 @@ def main():
         arms = ["ours", "ddp"] + (["ours_malloc"] if spec in malloc_arm else [])
         if m["baseline_exe"]:
             arms.append("ours_baseline")
+        arms += [f"ours_pin_{p}" for p in args.pin_arms.split(",") if p]
         wl = {"name": m["name"], "batch": batch, "onnx": m["onnx"],
               "exe": m["exe"], "baseline_exe": m["baseline_exe"],
               "data": data, "steps": args.steps,
@@ -614,6 +631,7 @@ def main():
            "config": {"ranks": RANKS, "steps": args.steps,
                       "warmup_steps": args.warmup_steps,
                       "rounds": args.rounds, "workloads": args.workloads,
+                      "mpirun_flags": args.mpirun_flags,
                       "thread_env": THREAD_ENV, "malloc_env": MALLOC_ENV,
                       "compile_cmd": "autodist-compile M.onnx --train "
                       "--loss=cross_entropy --optimizer=sgd --lr=0.01 "

@@ -72,17 +72,45 @@ int size() {
   return s;
 }
 
-int localSize() {
-  ensureInit();
-  if (!active())
-    return 1;
+namespace {
+/// The ranks of this node (MPI_COMM_TYPE_SHARED); the caller frees it.
+MPI_Comm nodeComm() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                       &node);
+  return node;
+}
+
+/// `query` (MPI_Comm_rank or MPI_Comm_size) on this node's ranks; `single`
+/// without MPI.
+int ofNode(int (*query)(MPI_Comm, int *), int single) {
+  ensureInit();
+  if (!active())
+    return single;
+  MPI_Comm node = nodeComm();
+  int v = single;
+  query(node, &v);
+  MPI_Comm_free(&node);
+  return v;
+}
+} // namespace
+
+int localSize() { return ofNode(MPI_Comm_size, 1); }
+
+int localRank() { return ofNode(MPI_Comm_rank, 0); }
+
+std::vector<char> localAllgather(const void *data, int bytes) {
+  ensureInit();
+  const char *first = static_cast<const char *>(data);
+  if (!active())
+    return std::vector<char>(first, first + bytes);
+  MPI_Comm node = nodeComm();
   int s = 1;
   MPI_Comm_size(node, &s);
+  std::vector<char> all(static_cast<size_t>(s) * bytes);
+  MPI_Allgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node);
   MPI_Comm_free(&node);
-  return s;
+  return all;
 }
 
 void allreduce(float *data, int64_t n, ReduceOp op) {

@@ -68,7 +68,8 @@ Options parseOptions(int argc, char **argv) {
                                         "--checkpoint", "--checkpoint-every",
                                         "--resume",     "--inputs",
                                         "--outputs",    "--seed",
-                                        "--trace",      "--external-data"};
+                                        "--trace",      "--external-data",
+                                        "--pin"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -100,6 +101,12 @@ Options parseOptions(int argc, char **argv) {
       o.lr = parseFloat(flag, value);
     } else if (flag == "--seed") {
       o.seed = static_cast<uint64_t>(parseInt(flag, value, 0));
+    } else if (flag == "--pin") {
+      std::optional<PinMode> mode = parsePinMode(value);
+      if (!mode)
+        throw invalid(flag, value, "expected auto, cores or none");
+      o.pin = *mode;
+      o.pinGiven = true;
     } else if (flag == "--checkpoint-every") {
       o.checkpointEvery = parseInt(flag, value, 1);
     } else {
@@ -135,7 +142,8 @@ Options parseOptions(int argc, char **argv) {
     // training or of --eval/--predict.
     for (const std::string &flag : given) {
       if (flag == "--inputs" || flag == "--outputs" || flag == "--batch-size" ||
-          flag == "--external-data" || (flag == "--steps" && o.steps == 0))
+          flag == "--external-data" || flag == "--pin" ||
+          (flag == "--steps" && o.steps == 0))
         continue;
       std::string shown =
           flag == "--steps" ? "--steps=" + std::to_string(o.steps) : flag;
@@ -193,6 +201,16 @@ std::string helpText(const char *program) {
          "                      files from DIR (default: the directory of\n"
          "                      the model compiled, recorded in the\n"
          "                      executable; no effect without external data)\n"
+         "  --pin=auto|cores|none\n"
+         "                      CPU affinity of each rank's threads, printed\n"
+         "                      per rank when given. cores: the ranks of a\n"
+         "                      node split its CPUs into contiguous blocks;\n"
+         "                      auto (default): keep the launcher's binding\n"
+         "                      if it gave the ranks disjoint CPUs, else as\n"
+         "                      cores; none: leave it alone. One BLAS thread\n"
+         "                      per CPU of the rank unless "
+         "OPENBLAS_NUM_THREADS\n"
+         "                      or OMP_NUM_THREADS is set\n"
          "\n"
          "Training:\n"
          "  --data=FILE.npz     training data (not needed with --steps=0)\n"

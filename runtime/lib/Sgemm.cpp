@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
-// OpenBLAS extension; declared here because not every cblas.h has it.
+// OpenBLAS extensions; declared here because not every cblas.h has them.
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads();
 
 namespace autodist::rt {
 
@@ -71,11 +71,14 @@ void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
     }
 }
 
-void configureBlasThreads(int ranksOnNode) {
-  if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS"))
-    return;
-  int cores = static_cast<int>(std::thread::hardware_concurrency());
-  openblas_set_num_threads(std::max(1, cores / std::max(1, ranksOnNode)));
+bool blasThreadsFromEnv() {
+  return std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS");
+}
+
+int configureBlasThreads(int threads) {
+  if (!blasThreadsFromEnv())
+    openblas_set_num_threads(std::max(1, threads));
+  return openblas_get_num_threads();
 }
 
 } // namespace autodist::rt

@@ -22,7 +22,7 @@ struct Event {
 struct State {
   bool on = false;
   int rank = 0;
-  std::string path;
+  std::string path, label;
   Clock::time_point origin;
   double stepBegin = 0; // current step's start
   double lastEnd = 0;   // end of the step start or of the last runtime call
@@ -65,10 +65,11 @@ std::string rankPath(const std::string &path, int rank) {
          path.substr(dot);
 }
 
-void start(const std::string &path, int rank) {
+void start(const std::string &path, int rank, const std::string &label) {
   State &s = state();
   s.on = true;
   s.rank = rank;
+  s.label = label;
   s.path = rankPath(path, rank);
   s.origin = Clock::now();
   s.events.reserve(1 << 14);
@@ -120,6 +121,10 @@ void finish() {
   std::string pid = std::to_string(s.rank);
   out.write("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid +
             ", \"tid\": 0, \"args\": {\"name\": \"rank " + pid + "\"}}");
+  if (!s.label.empty()) // plain text: CPU lists and words, nothing to escape
+    out.write(
+        ",\n{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": " + pid +
+        ", \"tid\": 0, \"args\": {\"labels\": \"" + s.label + "\"}}");
   for (const Event &e : s.events) {
     std::string line =
         ",\n{\"name\": \"" + std::string(e.name) + "\", \"cat\": \"" +

@@ -1,6 +1,7 @@
 //===- Trainer.cpp - The training executable's main loop ------------------===//
 
 #include "autodist/runtime/Trainer.h"
+#include "autodist/runtime/Affinity.h"
 #include "autodist/runtime/BatchPlan.h"
 #include "autodist/runtime/Checkpoint.h"
 #include "autodist/runtime/Comm.h"
@@ -105,7 +106,6 @@ public:
         size_(comm::size()) {}
 
   int run() {
-    configureBlasThreads(comm::localSize()); // collective: before any phase
     if (int code = collectively([&] { setup(); }))
       return code;
     if (opts_.help) {
@@ -113,6 +113,10 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
+    if (int code = collectively([&] { pinning_ = pinThreads(opts_.pin); }))
+      return code;
+    if (opts_.pinGiven)
+      reportPinning();
     if (opts_.inferenceOnly())
       return collectively([&] { infer(); });
     if (opts_.resume)
@@ -121,7 +125,7 @@ public:
       return code;
     // The ranks have just left the same collective: a common time origin.
     if (!opts_.trace.empty())
-      trace::start(opts_.trace, rank_);
+      trace::start(opts_.trace, rank_, pinning_.describe());
     if (int code = train())
       return code;
     return collectively([&] { finish(); });
@@ -130,6 +134,8 @@ public:
 private:
   /// Validates everything, on every rank, before any output file exists.
   void setup();
+  /// Collective: rank 0 prints every rank's pinning_, one line each.
+  void reportPinning();
   /// setup() for --inputs/--outputs: rank 0 loads and checks everything.
   void setupInference();
   /// Rank 0: --inputs/--outputs.
@@ -176,6 +182,7 @@ private:
   char **argv_;
   int rank_, size_;
   Options opts_;
+  Pinning pinning_;
   Manifest manifest_;
   TensorSpec labelsSpec_;  // train.labels, or the default for --eval
   bool hasLabels_ = false; // whether the train step takes labels
@@ -190,6 +197,20 @@ private:
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
 };
+
+void Trainer::reportPinning() {
+  // In rank order: rank 0 prints its own line, then receives each other
+  // rank's into the same buffer (fixed-size messages).
+  char line[256] = {};
+  std::snprintf(line, sizeof line, "rank %d: %s", rank_,
+                pinning_.describe().c_str());
+  for (int r = 0; r < size_; ++r) {
+    comm::sendTo(line, sizeof line, r, 0);
+    if (rank_ == 0)
+      std::printf("%s\n", line);
+  }
+  std::fflush(stdout);
+}
 
 void Trainer::setup() {
   opts_ = parseOptions(argc_, argv_);

@@ -119,7 +119,7 @@ TEST(Options, HelpListsEveryFlag) {
   for (const char *flag :
        {"--data", "--steps", "--batch-size", "--lr", "--log", "--save",
         "--eval", "--predict", "--checkpoint", "--checkpoint-every", "--resume",
-        "--inputs", "--outputs", "--seed", "--help"})
+        "--inputs", "--outputs", "--seed", "--pin", "--help"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 
@@ -181,4 +181,19 @@ TEST(Options, InferenceErrors) {
   EXPECT_EQ(with({"--resume"}),
             "--resume cannot be combined with --inputs/--outputs, which only "
             "run inference (drop --resume)");
+}
+
+TEST(Options, Pin) {
+  Options o = parse({"--steps=0", "--batch-size=2"});
+  EXPECT_EQ(o.pin, PinMode::Auto);
+  EXPECT_FALSE(o.pinGiven);
+  o = parse({"--steps=0", "--batch-size=2", "--pin=cores"});
+  EXPECT_EQ(o.pin, PinMode::Cores);
+  EXPECT_TRUE(o.pinGiven);
+  // Inference takes it too.
+  EXPECT_EQ(
+      parse({"--inputs=in.npz", "--outputs=out.npz", "--pin", "none"}).pin,
+      PinMode::None);
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--pin=bogus"}),
+            "invalid value 'bogus' for --pin (expected auto, cores or none)");
 }

@@ -9,6 +9,7 @@
 #define AUTODIST_RUNTIME_COMM_H
 
 #include <cstdint>
+#include <vector>
 
 namespace autodist::rt {
 
@@ -27,6 +28,11 @@ int rank();
 int size();
 /// Number of ranks on this node (for sizing thread pools).
 int localSize();
+/// This rank's index among the ranks of its node, in world rank order.
+int localRank();
+/// Every rank of this node's `bytes` bytes at `data`, concatenated in local
+/// rank order. Collective over the node.
+std::vector<char> localAllgather(const void *data, int bytes);
 
 /// In-place all-reduce of `n` contiguous floats.
 void allreduce(float *data, int64_t n, ReduceOp op);

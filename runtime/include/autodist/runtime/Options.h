@@ -3,6 +3,8 @@
 #ifndef AUTODIST_RUNTIME_OPTIONS_H
 #define AUTODIST_RUNTIME_OPTIONS_H
 
+#include "autodist/runtime/Affinity.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +29,10 @@ struct Options {
   std::string externalData;
   // --inputs/--outputs: inference only (both or neither).
   std::string inputs, outputs;
+  // --pin: the CPU affinity of the rank's threads (Affinity.h); pinGiven
+  // when the flag was on the command line (the choice is then printed).
+  PinMode pin = PinMode::Auto;
+  bool pinGiven = false;
 
   /// Whether this run is `--inputs=IN.npz --outputs=OUT.npz` inference.
   bool inferenceOnly() const { return !inputs.empty(); }

@@ -20,9 +20,12 @@ using Matrix = StridedMemref<float, 2>;
 void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
            bool transB, float alpha, float beta);
 
-/// Gives each of the `ranksOnNode` processes of a node its share of the cores
-/// for BLAS threads, unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS is set.
-void configureBlasThreads(int ranksOnNode);
+/// Whether OPENBLAS_NUM_THREADS / OMP_NUM_THREADS fix the BLAS thread count.
+bool blasThreadsFromEnv();
+
+/// Sets the BLAS thread count to `threads` (at least 1) unless
+/// blasThreadsFromEnv(); returns the count in effect.
+int configureBlasThreads(int threads);
 
 } // namespace autodist::rt
 

@@ -25,8 +25,9 @@ namespace autodist::rt::trace {
 bool enabled();
 
 /// Starts recording for `rank` into `path` (with the rank inserted; see
-/// the file comment); the time origin is now.
-void start(const std::string &path, int rank);
+/// the file comment); the time origin is now. A non-empty `label` (e.g. the
+/// rank's CPU pinning) becomes the process's label in the trace metadata.
+void start(const std::string &path, int rank, const std::string &label = "");
 
 /// The file rank `rank` writes for `--trace=path`.
 std::string rankPath(const std::string &path, int rank);
