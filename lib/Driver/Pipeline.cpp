@@ -95,7 +95,8 @@ std::string loweringPipeline() {
          // then share their outlined functions, so LLVM sees each once.
          "duplicate-function-elimination,"
          "expand-strided-metadata,lower-affine,"
-         "finalize-memref-to-llvm,"
+         // Allocations go through the runtime's step arena (docs/abi.md).
+         "finalize-memref-to-llvm{use-generic-functions},"
          "convert-scf-to-cf,"
          // Dialect conversion is superlinear in the size of a block.
          "autodist-bound-block-size,"

@@ -3,6 +3,7 @@
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/StepArena.h"
 
 #include <algorithm>
 #include <string>
@@ -72,6 +73,7 @@ runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
       args.add(inputs[i].rowData(first), inputSpecs[i].withBatch(rows));
     for (size_t j = 0; j < outputSpecs.size(); ++j)
       args.add(outs[j].rowData(first), outputSpecs[j].withBatch(rows));
+    arena::CallScope scope(arena::Entry::Forward);
     forward(args.get());
   }
   return outs;

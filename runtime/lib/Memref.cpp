@@ -14,19 +14,26 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
   return strides;
 }
 
-MemrefDescriptor::MemrefDescriptor(void *data,
-                                   const std::vector<int64_t> &shape) {
+void CallArgs::add(void *data, const std::vector<int64_t> &shape,
+                   int64_t batch) {
   auto ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
-  words_ = {ptr, ptr, 0};
-  words_.insert(words_.end(), shape.begin(), shape.end());
-  std::vector<int64_t> strides = rowMajorStrides(shape);
-  words_.insert(words_.end(), strides.begin(), strides.end());
+  starts_.push_back(words_.size());
+  words_.insert(words_.end(), {ptr, ptr, 0});
+  size_t sizesAt = words_.size();
+  for (int64_t d : shape)
+    words_.push_back(d == -1 ? batch : d);
+  words_.resize(words_.size() + shape.size());
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    words_[sizesAt + shape.size() + i] = stride;
+    stride *= words_[sizesAt + i];
+  }
 }
 
 void **CallArgs::get() {
   pointers_.clear();
-  for (MemrefDescriptor &d : descriptors_)
-    pointers_.push_back(d.get());
+  for (size_t start : starts_)
+    pointers_.push_back(words_.data() + start);
   return pointers_.data();
 }
 

@@ -51,8 +51,11 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
 }
 
 int64_t Tensor::rowElements() const {
-  return shape_.empty() ? 1
-                        : rt::numElements({shape_.begin() + 1, shape_.end()});
+  // No temporary shape: rowData runs in every step, which allocates nothing.
+  int64_t n = 1;
+  for (size_t i = 1; i < shape_.size(); ++i)
+    n *= shape_[i];
+  return n;
 }
 
 void *Tensor::rowData(int64_t row) {

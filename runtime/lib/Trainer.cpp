@@ -16,6 +16,7 @@
 #include "autodist/runtime/Options.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/StepArena.h"
 #include "autodist/runtime/Trace.h"
 #include "autodist/runtime/Traffic.h"
 
@@ -534,6 +535,8 @@ int Trainer::train() {
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
+  CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr, step,
+                 // [seed, rank], then loss, new params, new state
   for (int64_t step = first; step < opts_.steps; ++step) {
     Clock::time_point stepStart = Clock::now();
     // Everything a step depends on is a function of its global number, so
@@ -542,18 +545,16 @@ int Trainer::train() {
     *lr.data<float>() = static_cast<float>(rate);
     *stepArg.data<float>() = static_cast<float>(step + 1);
     int64_t sample = plan_->firstSample(step, rank_);
-    CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr,
-                   // step, [seed, rank], then loss, new params, new state
+    args.clear();
     for (Tensor &p : params_)
       args.add(p);
     for (Tensor &s : state_)
       args.add(s);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
       args.add(trainSet_->inputs()[i].rowData(sample),
-               manifest_.inputs[i].withBatch(batch));
+               manifest_.inputs[i].shape, batch);
     if (hasLabels_)
-      args.add(trainSet_->labels()->rowData(sample),
-               labelsSpec_.withBatch(batch));
+      args.add(trainSet_->labels()->rowData(sample), labelsSpec_.shape, batch);
     args.add(lr);
     args.add(stepArg);
     if (seed) {
@@ -566,7 +567,10 @@ int Trainer::train() {
     for (Tensor &s : nextState_)
       args.add(s);
     trace::beginStep();
-    model_.trainStep(args.get());
+    {
+      arena::CallScope scope(arena::Entry::TrainStep);
+      model_.trainStep(args.get());
+    }
     trace::endStep(step + 1, *loss.data<float>());
     if (comm::pendingAllreduces() != 0)
       throw Error("internal: the train step left " +
@@ -677,6 +681,7 @@ void Trainer::evaluate() {
     for (size_t j = 0; j < outs.size(); ++j)
       args.add(j == 0 && all ? all->rowData(first) : scratch[j].data(),
                outs[j].withBatch(rows));
+    arena::CallScope scope(arena::Entry::Forward);
     model_.forward(args.get());
   }
 

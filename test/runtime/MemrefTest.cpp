@@ -14,12 +14,14 @@ using I1 = StridedMemref<int64_t, 1>;
 
 TEST(Memref, Rank2Layout) {
   float buf[6];
-  MemrefDescriptor d(buf, {2, 3});
-  EXPECT_EQ(d.rank(), 2);
+  CallArgs args;
+  args.add(buf, {2, 3});
   auto ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(buf));
-  EXPECT_EQ(d.words(), (std::vector<int64_t>{ptr, ptr, 0, 2, 3, 3, 1}));
+  auto *words = static_cast<int64_t *>(args.get()[0]);
+  EXPECT_EQ(std::vector<int64_t>(words, words + 7),
+            (std::vector<int64_t>{ptr, ptr, 0, 2, 3, 3, 1}));
   // The same words read through the struct compiled code uses.
-  auto *m = static_cast<F2 *>(d.get());
+  auto *m = static_cast<F2 *>(args.get()[0]);
   EXPECT_EQ(m->allocated, buf);
   EXPECT_EQ(m->aligned, buf);
   EXPECT_EQ(m->offset, 0);
@@ -31,19 +33,35 @@ TEST(Memref, Rank2Layout) {
 
 TEST(Memref, Rank0And3) {
   int64_t x;
-  MemrefDescriptor scalar(&x, {});
-  EXPECT_EQ(scalar.rank(), 0);
-  EXPECT_EQ(scalar.words().size(), 3u);
-  EXPECT_EQ(static_cast<I0 *>(scalar.get())->aligned, &x);
-
   float buf[24];
-  MemrefDescriptor d(buf, {2, 3, 4});
-  auto *m = static_cast<F3 *>(d.get());
+  CallArgs args;
+  args.add(&x, {});
+  args.add(buf, {2, 3, 4});
+  void **p = args.get();
+  EXPECT_EQ(static_cast<I0 *>(p[0])->aligned, &x);
+  // A rank-0 descriptor is 3 words: the next one follows at once.
+  EXPECT_EQ(static_cast<int64_t *>(p[1]) - static_cast<int64_t *>(p[0]), 3);
+  auto *m = static_cast<F3 *>(p[1]);
   EXPECT_EQ(m->strides[0], 12);
   EXPECT_EQ(m->strides[1], 4);
   EXPECT_EQ(m->strides[2], 1);
   EXPECT_EQ(m->sizes[2], 4);
   EXPECT_EQ(rowMajorStrides({5, 0, 2}), (std::vector<int64_t>{0, 2, 1}));
+}
+
+TEST(Memref, CallArgsBatchAndReuse) {
+  float buf[12];
+  CallArgs args;
+  args.add(buf, {-1, 3}, 4); // the dynamic batch dim
+  auto *m = static_cast<F2 *>(args.get()[0]);
+  EXPECT_EQ(m->sizes[0], 4);
+  EXPECT_EQ(m->strides[0], 3);
+  // Cleared and refilled, the same memory is reused.
+  void **before = args.get();
+  args.clear();
+  args.add(buf, {-1, 3}, 2);
+  EXPECT_EQ(args.get(), before);
+  EXPECT_EQ(static_cast<F2 *>(args.get()[0])->sizes[0], 2);
 }
 
 TEST(Memref, CallArgsKeepOrder) {

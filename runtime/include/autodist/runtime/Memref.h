@@ -37,32 +37,25 @@ template <typename T> struct StridedMemref<T, 0> {
 /// Row-major strides of `shape` (the last one is 1).
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 
-/// One descriptor for `data` viewed with `shape`, row-major, offset 0.
-class MemrefDescriptor {
-public:
-  MemrefDescriptor(void *data, const std::vector<int64_t> &shape);
-
-  int64_t rank() const { return (words_.size() - 3) / 2; }
-  const std::vector<int64_t> &words() const { return words_; }
-  /// What goes into `args[i]`.
-  void *get() { return words_.data(); }
-
-private:
-  std::vector<int64_t> words_;
-};
-
-/// The argument array of one call into compiled code.
+/// The argument array of one call into compiled code. Reused from call to
+/// call (clear(), then add() again), it allocates nothing once its buffers
+/// have grown to the call's size: a steady-state step makes no allocation.
 class CallArgs {
 public:
-  void add(void *data, const std::vector<int64_t> &shape) {
-    descriptors_.emplace_back(data, shape);
+  /// Drops the arguments, keeping the memory.
+  void clear() {
+    words_.clear();
+    starts_.clear();
   }
+  /// `data` viewed with `shape`, every -1 in it replaced by `batch`.
+  void add(void *data, const std::vector<int64_t> &shape, int64_t batch = -1);
   void add(Tensor &t) { add(t.data(), t.shape()); }
-  /// `args`, valid until the next add().
+  /// `args`, valid until the next add() or clear().
   void **get();
 
 private:
-  std::vector<MemrefDescriptor> descriptors_;
+  std::vector<int64_t> words_; // the descriptors, one after the other
+  std::vector<size_t> starts_; // where each begins in words_
   std::vector<void *> pointers_;
 };
 

@@ -1,0 +1,55 @@
+// Counts the heap allocations of a process (LD_PRELOAD) and notes the count
+// at every fflush: the training executable flushes its --log once per step,
+// so the differences between notes are the allocations of each step.
+// COUNT_MALLOC_EXE names the program to report (mpirun also starts other
+// processes with the same environment); the notes go to
+// $COUNT_MALLOC_FILE.<MPI rank>, one count per line.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern int _IO_fflush(FILE *);
+
+static unsigned long calls, notes[4096];
+static int numNotes;
+
+static void bump(void) { __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED); }
+void *malloc(size_t s) { bump(); return __libc_malloc(s); }
+void *calloc(size_t a, size_t b) { bump(); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t s) { bump(); return __libc_realloc(p, s); }
+void *memalign(size_t a, size_t s) { bump(); return __libc_memalign(a, s); }
+void *aligned_alloc(size_t a, size_t s) { bump(); return __libc_memalign(a, s); }
+int posix_memalign(void **p, size_t a, size_t s) {
+  bump();
+  *p = __libc_memalign(a, s);
+  return *p ? 0 : ENOMEM;
+}
+
+int fflush(FILE *f) {
+  if (f && numNotes < 4096)
+    notes[numNotes++] = calls;
+  return _IO_fflush(f);
+}
+
+__attribute__((destructor)) static void report(void) {
+  const char *file = getenv("COUNT_MALLOC_FILE");
+  const char *exe = getenv("COUNT_MALLOC_EXE");
+  const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!file || !exe || strcmp(program_invocation_short_name, exe) != 0)
+    return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.%s", file, rank ? rank : "0");
+  FILE *out = fopen(path, "w");
+  if (!out)
+    return;
+  for (int i = 0; i < numNotes; ++i)
+    fprintf(out, "%lu\n", notes[i]);
+  fclose(out);
+}
