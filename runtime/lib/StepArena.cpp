@@ -67,6 +67,8 @@ constexpr size_t kMaxPlanned = 50000;
 /// An entry point's plan and what a replay needs, sized once.
 struct EntryPlan {
   bool valid = false;
+  /// Too many allocations to plan: every call uses the heap, unrecorded.
+  bool heapOnly = false;
   std::vector<size_t> sizes;
   std::vector<int64_t> offsets; // -1: heap
   /// Arena buffers by offset (several buffers may share one, never at the
@@ -144,13 +146,16 @@ void finishRecording(State &s) {
   EntryPlan &plan = s.plans[static_cast<int>(s.entry)];
   plan = EntryPlan();
   std::vector<ArenaBuffer> &buffers = s.rec.buffers;
+  if (buffers.size() > kMaxPlanned) {
+    plan.heapOnly = true;
+    return;
+  }
+  ArenaPlan placed = planArena(buffers);
   // The recording's buffers are freed: give their pages back, so that the
   // arena does not come on top of them (the runtime keeps freed memory in
   // the heap, mallopt in Main.cpp).
-  malloc_trim(0);
-  if (buffers.empty() || buffers.size() > kMaxPlanned)
-    return;
-  ArenaPlan placed = planArena(buffers);
+  if (placed.bytes > s.arenaBytes)
+    malloc_trim(0);
   plan.sizes.resize(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i)
     plan.sizes[i] = buffers[i].size;
@@ -236,6 +241,10 @@ CallScope::CallScope(Entry entry) {
   s.next = 0;
   s.broken = false;
   EntryPlan &plan = s.plans[static_cast<int>(entry)];
+  if (plan.heapOnly) {
+    s.inCall = false; // served by malloc, as outside a call
+    return;
+  }
   s.recording = !plan.valid;
   if (s.recording) {
     s.rec.buffers.clear();
@@ -248,8 +257,10 @@ CallScope::CallScope(Entry entry) {
 
 CallScope::~CallScope() {
   State &s = state();
-  s.inCall = false;
   EntryPlan &plan = s.plans[static_cast<int>(s.entry)];
+  if (!s.inCall)
+    return; // heap only
+  s.inCall = false;
   if (s.recording) {
     finishRecording(s);
     return;

@@ -121,3 +121,11 @@ TEST_F(StepArena, OutsideCallsUseTheHeap) {
   _mlir_memref_to_llvm_free(q);
   EXPECT_EQ(arena::stats().heapAllocations, 0);
 }
+
+TEST_F(StepArena, ACallWithoutAllocationsIsPlannedToo) {
+  for (int i = 0; i < 3; ++i) {
+    arena::CallScope scope(arena::Entry::Forward);
+  }
+  EXPECT_EQ(arena::stats().replayedCalls, 2);
+  EXPECT_EQ(arena::stats().arenaBytes, 0u);
+}
