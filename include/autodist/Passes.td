@@ -337,6 +337,29 @@ def OutlineLoops : Pass<"autodist-outline-loops", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
 }
 
+def TraceLoopCalls : Pass<"autodist-trace-loop-calls", "mlir::ModuleOp"> {
+  let summary = "Bracket each call of an outlined loop nest with trace hooks";
+  let description = [{
+    Runs after `autodist-outline-loops`. Every call of an `autodist.outlined`
+    function gets `autodist_rt_trace_op_begin(id)` before it and
+    `autodist_rt_trace_op_end()` after it. `id` indexes the public constant
+    `autodist_trace_op_names`: NUL-separated names, ended by an empty one,
+    each the ONNX node names found in the call's location (a fused loop
+    nest names every node it came from). With `--trace` the runtime records
+    one event per call under that name, so a trace shows which operator the
+    compiled time goes to; without it each hook returns at once.
+
+    ```mlir
+    func.call @autodist_rt_trace_op_begin(%c3_i32) : (i32) -> ()
+    func.call @train_step_loop7(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+    func.call @autodist_rt_trace_op_end() : () -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def CollapseLoopDims : Pass<"autodist-collapse-loop-dims", "mlir::ModuleOp"> {
   let summary = "Merge the contiguous loop dims of linalg ops on memrefs";
   let description = [{

@@ -90,6 +90,8 @@ std::string loweringPipeline() {
          "autodist-collapse-loop-dims,"
          "convert-linalg-to-loops,"
          "autodist-outline-loops,"
+         // Names the compiled time in --trace after the ONNX nodes.
+         "autodist-trace-loop-calls,"
          "canonicalize,cse,"
          // Equal shapes give equal loop nests: the blocks of a Transformer
          // then share their outlined functions, so LLVM sees each once.

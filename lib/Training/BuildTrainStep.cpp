@@ -40,6 +40,18 @@ void accumulate(OpBuilder &b, GradMap &grads, Value v, Value g) {
     it->second = nn::AddOp::create(b, v.getLoc(), it->second, g);
 }
 
+/// `loc` of an op of the backward pass: an importer's node location
+/// `"name"` becomes `"grad name"`, so that a trace (autodist-trace-loop-calls)
+/// tells a node's gradient from its forward computation.
+Location gradientLoc(Location loc) {
+  auto name = dyn_cast<NameLoc>(loc);
+  if (!name || name.getName().getValue().starts_with("grad "))
+    return loc;
+  return NameLoc::get(
+      StringAttr::get(loc.getContext(), "grad " + name.getName().str()),
+      name.getChildLoc());
+}
+
 /// Reverse-mode autodiff over the ops of `body` that precede `loss`: walks
 /// them backwards, asking each for its VJP. Ops no gradient flows through
 /// (or that have no operands) are skipped; integer values get no gradient;
@@ -70,8 +82,14 @@ FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
       return op->emitOpError("has no gradient (it does not implement "
                              "DifferentiableOpInterface)");
     SmallVector<Value> operandGrads;
+    Block *block = b.getInsertionBlock();
+    Operation *last = block->empty() ? nullptr : &block->back();
     if (failed(diff.buildVJP(b, resultGrads, operandGrads)))
       return failure();
+    for (Operation &made : llvm::make_range(
+             last ? std::next(last->getIterator()) : block->begin(),
+             block->end()))
+      made.setLoc(gradientLoc(made.getLoc()));
     for (auto [v, g] : llvm::zip(op->getOperands(), operandGrads))
       if (g && isa<FloatType>(getElementTypeOrSelf(v.getType())))
         accumulate(b, grads, v, g);

@@ -298,3 +298,9 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedMemref *src,
       return;
   }
 }
+
+extern "C" void autodist_rt_trace_op_begin(int32_t id) {
+  autodist::rt::trace::beginOp(id);
+}
+
+extern "C" void autodist_rt_trace_op_end() { autodist::rt::trace::endOp(); }

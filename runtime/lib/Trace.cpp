@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace autodist::rt::trace {
@@ -27,6 +28,9 @@ struct State {
   double stepBegin = 0; // current step's start
   double lastEnd = 0;   // end of the step start or of the last runtime call
   std::vector<Event> events;
+  std::vector<const char *> opNames; // autodist_trace_op_names, split
+  const char *opName = nullptr;      // the loop nest running now
+  double opBegin = 0;
 };
 
 State &state() {
@@ -99,6 +103,33 @@ void endStep(int64_t step, double loss) {
   s.events.push_back(
       {"train_step", "step", s.stepBegin, end - s.stepBegin, args});
   s.lastEnd = end;
+}
+
+/// The names of the compiled code's loop nests (autodist-trace-loop-calls):
+/// NUL-separated, ended by an empty name; absent (null) when the model
+/// has no loop nest.
+extern "C" __attribute__((weak)) const char autodist_trace_op_names[];
+
+void beginOp(int32_t id) {
+  State &s = state();
+  if (!s.on)
+    return;
+  if (s.opNames.empty() && autodist_trace_op_names)
+    for (const char *p = autodist_trace_op_names; *p; p += std::strlen(p) + 1)
+      s.opNames.push_back(p);
+  s.opName = id >= 0 && static_cast<size_t>(id) < s.opNames.size()
+                 ? s.opNames[id]
+                 : "compute";
+  s.opBegin = now();
+}
+
+void endOp() {
+  State &s = state();
+  if (!s.on || !s.opName)
+    return;
+  double end = now();
+  s.events.push_back({s.opName, "op", s.opBegin, end - s.opBegin, ""});
+  s.opName = nullptr;
 }
 
 void call(const char *name, const char *category, double begin,

@@ -9,6 +9,8 @@ ap.add_argument("--bytes", type=int, required=True,
                 help="bytes all-reduced per step (all buckets)")
 ap.add_argument("--buckets", type=int, default=1,
                 help="all-reduce buckets per step")
+ap.add_argument("--ops", action="store_true",
+                help="also report the named loop-nest events")
 args = ap.parse_args()
 
 for rank, path in enumerate(args.files):
@@ -23,9 +25,19 @@ for rank, path in enumerate(args.files):
     assert all(isinstance(e["args"]["loss"], float) for e in steps)
     for a, b in zip(steps, steps[1:]):
         assert a["ts"] + a["dur"] <= b["ts"], (a, b)
+    # The compiled loop nests ("op" events, named after their ONNX nodes)
+    # nest inside the compute events between runtime calls.
+    ops = [e for e in spans if e["cat"] == "op"]
+    computes = [e for e in spans if e["name"] == "compute"]
+    for e in ops:
+        assert any(c["ts"] <= e["ts"] + 1e-3 and
+                   e["ts"] + e["dur"] <= c["ts"] + c["dur"] + 1e-3
+                   for c in computes), e
+    op_names = {e["name"] for e in ops}
+    grads = {n for n in op_names if n.startswith("grad ")}
     by_name = {}
     for e in spans:
-        if e["name"] == "train_step":
+        if e["name"] == "train_step" or e["cat"] == "op":
             continue
         by_name.setdefault(e["name"], []).append(e)
         inside = [s for s in steps if s["ts"] <= e["ts"] + 1e-3 and
@@ -67,4 +79,6 @@ for rank, path in enumerate(args.files):
           f"{len(blocking) // args.steps} blocking and "
           f"{len(starts) // args.steps} started/waited all-reduces "
           f"({args.bytes} bytes), sgemm and compute inside steps" +
-          (", sgemm while a bucket travels" if overlapped else ""))
+          (", sgemm while a bucket travels" if overlapped else "") +
+          (f"; loop nests of {len(op_names) - len(grads)} forward and "
+           f"{len(grads)} gradient names" if args.ops else ""))

@@ -7,7 +7,10 @@
 //   compute     compiled code between runtime calls inside a step,
 //   sgemm       each BLAS call (args: m, n, k),
 //   allreduce   each collective (args: bytes), including the time spent
-//               waiting for the slowest rank.
+//               waiting for the slowest rank,
+//   <node>      each compiled loop nest, named after the ONNX nodes it
+//               computes ("grad <node>" in the backward pass), category
+//               "op", inside the compute events.
 // Timestamps are microseconds since a point all ranks pass together (a
 // collective), so the files of one machine line up when loaded together.
 // Off (the default), each hook costs one branch.
@@ -39,6 +42,11 @@ double now();
 /// the compiled code since the last runtime call as a compute event.
 void beginStep();
 void endStep(int64_t step, double loss);
+
+/// Bracket a call of a compiled loop nest; `id` indexes the names the
+/// compiler emits (`autodist_trace_op_names`, docs/abi.md).
+void beginOp(int32_t id);
+void endOp();
 
 /// Records a runtime call that ran from `begin` until now (`now()` values),
 /// preceded by the compiled code since the previous call. `args` is a JSON
