@@ -146,6 +146,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult ConvOp::verify() {
   if (getGroup() < 1)
     return emitOpError("group must be >= 1, got ") << getGroup();
+  if (getOnednn() && getGroup() != 1)
+    return emitOpError("onednn needs group = 1, got ") << getGroup();
   return verifyWindowAttrs(*this, getStrides(), getPads(), getDilations());
 }
 

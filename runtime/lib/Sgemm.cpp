@@ -1,6 +1,9 @@
 //===- Sgemm.cpp - Single-precision matrix multiply -----------------------===//
 
 #include "autodist/runtime/Sgemm.h"
+#ifdef AUTODIST_HAVE_ONEDNN
+#include "autodist/runtime/DnnlConv.h"
+#endif
 
 #include <algorithm>
 #include <cblas.h>
@@ -72,10 +75,17 @@ void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
 }
 
 void configureBlasThreads(int ranksOnNode) {
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  int threads = std::max(1, cores / std::max(1, ranksOnNode));
+  if (const char *blas = std::getenv("OPENBLAS_NUM_THREADS"))
+    threads = std::max(1, std::atoi(blas));
+#ifdef AUTODIST_HAVE_ONEDNN
+  // oneDNN's OpenMP threads: OMP_NUM_THREADS when set, else as OpenBLAS.
+  configureDnnlThreads(threads);
+#endif
   if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS"))
     return;
-  int cores = static_cast<int>(std::thread::hardware_concurrency());
-  openblas_set_num_threads(std::max(1, cores / std::max(1, ranksOnNode)));
+  openblas_set_num_threads(threads);
 }
 
 } // namespace autodist::rt
