@@ -317,6 +317,7 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
                    DefaultValuedAttr<I64Attr, "1">:$group,
                    UnitAttr:$onednn);
   let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
@@ -346,6 +347,7 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
                    DefaultValuedAttr<I64Attr, "1">:$group,
                    UnitAttr:$onednn);
   let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
 }
 
 def NN_MaxPoolGradOp : NN_Op<"max_pool_grad"> {
