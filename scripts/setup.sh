@@ -9,7 +9,7 @@ BUILD_DIR=${1:-build}
 APT_PACKAGES=(cmake ninja-build ccache g++ pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
-  openmpi-bin libopenmpi-dev libopenblas-dev
+  openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
   nlohmann-json3-dev libgtest-dev zlib1g-dev)
 
 source scripts/apt-install.sh

@@ -60,3 +60,7 @@ for candidate in [os.environ.get("AUTODIST_ONNX_TESTDATA"),
 
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+
+# The runtime has the oneDNN convolutions (libdnnl-dev found by CMake).
+if getattr(config, "autodist_have_onednn", "OFF") == "ON":
+    config.available_features.add("onednn")

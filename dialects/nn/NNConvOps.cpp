@@ -143,11 +143,25 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+/// The runtime's oneDNN convolutions (`onednn`) are group-1 only.
+template <typename ConvLikeOp>
+static LogicalResult verifyOnednnGroup(ConvLikeOp op) {
+  if (op.getOnednn() && op.getGroup() != 1)
+    return op.emitOpError("onednn needs group = 1, got ") << op.getGroup();
+  return success();
+}
+
 LogicalResult ConvOp::verify() {
   if (getGroup() < 1)
     return emitOpError("group must be >= 1, got ") << getGroup();
+  if (failed(verifyOnednnGroup(*this)))
+    return failure();
   return verifyWindowAttrs(*this, getStrides(), getPads(), getDilations());
 }
+
+LogicalResult ConvInputGradOp::verify() { return verifyOnednnGroup(*this); }
+
+LogicalResult ConvWeightGradOp::verify() { return verifyOnednnGroup(*this); }
 
 //===----------------------------------------------------------------------===//
 // MaxPoolOp, AveragePoolOp

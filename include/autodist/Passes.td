@@ -215,6 +215,33 @@ def SplitPowerSGD : Pass<"dist-split-powersgd", "mlir::ModuleOp"> {
   let dependentDialects = ["autodist::dist::DistDialect"];
 }
 
+def SelectConvBackend : Pass<"autodist-select-conv-backend", "mlir::ModuleOp"> {
+  let summary = "Choose im2col+sgemm or oneDNN for each group-1 convolution";
+  let description = [{
+    Sets the `onednn` unit attribute of the group-1 `nn.conv`,
+    `nn.conv_input_grad` and `nn.conv_weight_grad` ops that
+    `convert-nn-to-linalg` should lower to the runtime's oneDNN convolutions
+    instead of im2col and one sgemm. `backend=im2col` clears it everywhere,
+    `backend=onednn` sets it on every group-1 convolution and `backend=auto`
+    where the convolution's output has at least 16 positions per sample
+    (`OH * OW >= 16`): measured single-threaded (bench/results/onednn.md),
+    oneDNN with its per-call reorders from and to NCHW/OIHW wins there, and
+    loses on the small late layers of ResNet-18, where reordering the large
+    weights on every call costs more than the convolution saves. A build
+    without oneDNN makes `auto` pick im2col and `onednn` an error.
+
+    ```mlir
+    // backend=auto: output 8x8 per sample
+    %y = nn.conv %x, %w {onednn, pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
+           "auto, im2col or onednn">
+  ];
+}
+
 def SplitBuckets : Pass<"dist-split-buckets", "mlir::ModuleOp"> {
   let summary = "Cut large all-reduce buckets into size-capped ones";
   let description = [{
@@ -270,7 +297,10 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::scf::SCFDialect",
-                           "mlir::cf::ControlFlowDialect"];
+                           "mlir::cf::ControlFlowDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {

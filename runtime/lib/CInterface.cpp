@@ -7,6 +7,7 @@
 
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/DnnlConv.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
@@ -246,6 +247,83 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
     fatal(e.what());
   }
 }
+
+#ifdef AUTODIST_HAVE_ONEDNN
+namespace {
+/// The geometry of a convolution call: strides [h, w], pads [top, left,
+/// bottom, right], dilations [h, w].
+ConvGeometry geometry(int32_t sh, int32_t sw, int32_t pt, int32_t pl,
+                      int32_t pb, int32_t pr, int32_t dh, int32_t dw) {
+  return ConvGeometry{{sh, sw}, {pt, pl, pb, pr}, {dh, dw}};
+}
+
+/// The trace arguments of a convolution with input x, weight w, output y.
+std::string convArgs(const Tensor4 &x, const Tensor4 &w, const Tensor4 &y) {
+  auto shape = [](const Tensor4 &t) {
+    return "[" + std::to_string(t.sizes[0]) + ", " +
+           std::to_string(t.sizes[1]) + ", " + std::to_string(t.sizes[2]) +
+           ", " + std::to_string(t.sizes[3]) + "]";
+  };
+  return "\"x\": " + shape(x) + ", \"w\": " + shape(w) + ", \"y\": " + shape(y);
+}
+} // namespace
+
+#define AUTODIST_CONV_GEOMETRY_PARAMS                                          \
+  int32_t sh, int32_t sw, int32_t pt, int32_t pl, int32_t pb, int32_t pr,      \
+      int32_t dlh, int32_t dlw
+
+extern "C" void
+_mlir_ciface_autodist_rt_conv2d_fwd_f32(Tensor4 *x, Tensor4 *w, Tensor4 *y,
+                                        AUTODIST_CONV_GEOMETRY_PARAMS) {
+  TraceCall traced("conv2d_fwd", "onednn",
+                   [&] { return convArgs(*x, *w, *y); });
+  try {
+    dnnlConvForward(*x, *w, nullptr, *y,
+                    geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+  } catch (const std::exception &e) {
+    fatal(e.what());
+  }
+}
+
+extern "C" void
+_mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
+                                             Vector1 *bias, Tensor4 *y,
+                                             AUTODIST_CONV_GEOMETRY_PARAMS) {
+  TraceCall traced("conv2d_fwd", "onednn",
+                   [&] { return convArgs(*x, *w, *y); });
+  try {
+    dnnlConvForward(*x, *w, bias, *y,
+                    geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+  } catch (const std::exception &e) {
+    fatal(e.what());
+  }
+}
+
+extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
+    Tensor4 *dy, Tensor4 *w, Tensor4 *dx, AUTODIST_CONV_GEOMETRY_PARAMS) {
+  TraceCall traced("conv2d_bwd_data", "onednn",
+                   [&] { return convArgs(*dx, *w, *dy); });
+  try {
+    dnnlConvBackwardData(*dy, *w, *dx,
+                         geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+  } catch (const std::exception &e) {
+    fatal(e.what());
+  }
+}
+
+extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_weights_f32(
+    Tensor4 *dy, Tensor4 *x, Tensor4 *dw, AUTODIST_CONV_GEOMETRY_PARAMS) {
+  TraceCall traced("conv2d_bwd_weights", "onednn",
+                   [&] { return convArgs(*x, *dw, *dy); });
+  try {
+    dnnlConvBackwardWeights(*dy, *x, *dw,
+                            geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+  } catch (const std::exception &e) {
+    fatal(e.what());
+  }
+}
+#undef AUTODIST_CONV_GEOMETRY_PARAMS
+#endif // AUTODIST_HAVE_ONEDNN
 
 namespace {
 /// MLIR's unranked memref descriptor: the rank and a pointer to the ranked

@@ -1,6 +1,9 @@
 //===- Sgemm.cpp - Single-precision matrix multiply -----------------------===//
 
 #include "autodist/runtime/Sgemm.h"
+#ifdef AUTODIST_HAVE_ONEDNN
+#include "autodist/runtime/DnnlConv.h"
+#endif
 
 #include <algorithm>
 #include <cblas.h>
@@ -78,7 +81,12 @@ bool blasThreadsFromEnv() {
 int configureBlasThreads(int threads) {
   if (!blasThreadsFromEnv())
     openblas_set_num_threads(std::max(1, threads));
-  return openblas_get_num_threads();
+  int inEffect = openblas_get_num_threads();
+#ifdef AUTODIST_HAVE_ONEDNN
+  // oneDNN's OpenMP threads: OMP_NUM_THREADS when set, else as OpenBLAS.
+  configureDnnlThreads(inEffect);
+#endif
+  return inEffect;
 }
 
 } // namespace autodist::rt

@@ -3,6 +3,7 @@
 training step on the models of examples/ops/make_cnn_grad_models.py.
 
   gradcheck-cnn.test.py --src SRC_ROOT --work DIR [--samples N] [--rtol R]
+                        [--flags "AUTODIST-COMPILE FLAGS"] [--only M1,M2]
 
 For each model M (first output: a scalar loss): make_op_data.py writes
 M.npz (N samples), ``autodist-compile M.onnx --train --loss=output
@@ -178,12 +179,12 @@ def run(cmd):
     return out
 
 
-def check(src, work, path, samples, h):
+def check(src, work, path, samples, h, extra_flags=""):
     name = os.path.splitext(os.path.basename(path))[0]
     base = os.path.join(work, name)
     model = onnx.load(path)
     flags = {p.key: p.value for p in model.metadata_props}.get(
-        "autodist_flags", "")
+        "autodist_flags", "") + " " + extra_flags
     run([sys.executable, os.path.join(src, "examples/ops/make_op_data.py"),
          "--model", path, "--out", base + ".npz", "--samples", str(samples)])
     log = []
@@ -236,17 +237,28 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--step", type=float, default=1e-5,
                     help="finite-difference step")
+    ap.add_argument("--flags", default="",
+                    help="extra autodist-compile flags, space-separated")
+    ap.add_argument("--only", default="",
+                    help="comma-separated model names (default: all)")
     args = ap.parse_args()
     models = os.path.join(args.work, "models")
     run([sys.executable, os.path.join(args.src,
                                       "examples/ops/make_cnn_grad_models.py"),
          "--out-dir", models])
     paths = sorted(glob.glob(os.path.join(models, "*.onnx")))
+    if args.only:
+        only = args.only.split(",")
+        paths = [p for p in paths
+                 if os.path.splitext(os.path.basename(p))[0] in only]
+        if len(paths) != len(only):
+            sys.exit(f"gradcheck-cnn: --only names a model that "
+                     f"{os.path.basename(models)} lacks: {args.only}")
     failed = 0
     for path in paths:
         try:
             name, err, where = check(args.src, args.work, path, args.samples,
-                                     args.step)
+                                     args.step, args.flags)
         except Exception as e:  # report and go on
             print(f"FAIL {os.path.basename(path)}: {e}")
             failed += 1

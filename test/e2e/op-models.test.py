@@ -4,6 +4,7 @@
 inputs, and its output 0 compared with onnxruntime (check_forward.py).
 
   op-models.test.py --src SRC_ROOT --work DIR [--batch-size K] [--rtol R]
+                    [--flags "AUTODIST-COMPILE FLAGS"]
                     [--generator examples/ops/make_conv_models.py]
 
 For each family M: make_op_data.py writes DIR/M.npz (13 samples, so the
@@ -33,6 +34,8 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--generator", default="examples/ops/make_op_models.py",
                     help="model generator script, relative to --src")
+    ap.add_argument("--flags", default="",
+                    help="extra autodist-compile flags, space-separated")
     args = ap.parse_args()
     py = sys.executable
     os.makedirs(args.work, exist_ok=True)
@@ -55,7 +58,8 @@ def main():
         shape = props.get("autodist.test.input_shape")
         gen_data = [py, os.path.join(args.src, "examples/ops/make_op_data.py"),
                     "--model", model, "--out", base + ".npz"]
-        compile_ = ["autodist-compile", model, "-o", base + ".infer", "--quiet"]
+        compile_ = ["autodist-compile", model, "-o", base + ".infer",
+                    "--quiet"] + args.flags.split()
         if shape:
             batch = shape.split(":")[1].split("x")[0]
             steps = [

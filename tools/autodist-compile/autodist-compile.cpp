@@ -175,6 +175,12 @@ cl::opt<Emit>
                     clEnumValN(Emit::Exe, "exe", "executable")),
          cl::cat(category));
 cl::opt<bool> quiet("quiet", cl::desc("No progress output"), cl::cat(category));
+cl::opt<std::string> convBackend(
+    "conv-backend",
+    cl::desc("Group-1 convolutions: im2col (im2col + sgemm), onednn (the "
+             "runtime's oneDNN convolutions) or auto (oneDNN where it was "
+             "measured faster: outputs of >= 16 positions per sample)"),
+    cl::init("auto"), cl::cat(category));
 
 /// Prints diagnostics as one line each: `error: <file>: <message>`.
 void printDiagnostic(Diagnostic &diag) {
@@ -287,6 +293,10 @@ int main(int argc, char **argv) {
     shapeError = autodist::parseBoundInputs(boundInputs, importOptions);
   if (!shapeError.empty())
     return fail(shapeError);
+  if (convBackend != "auto" && convBackend != "im2col" &&
+      convBackend != "onednn")
+    return fail("unknown --conv-backend '" + convBackend +
+                "' (expected auto, im2col or onednn)");
 
   if (int fd;
       std::error_code ec = llvm::sys::fs::openFileForRead(inputFile, fd))
@@ -361,6 +371,10 @@ int main(int argc, char **argv) {
     if (failed(autodist::synchronize(*module, bucketBytes)))
       return 1;
   }
+  if (failed(autodist::runPipeline(
+          *module, "autodist-select-conv-backend{backend=" + convBackend + "}",
+          false)))
+    return 1;
   if (emit == Emit::MLIR)
     return writeAtomically(outputFile,
                            [&](llvm::StringRef tmp, std::string &err) {

@@ -119,3 +119,27 @@ func.func @batch_norm_epsilon(%x: tensor<?x4xf32>, %p: tensor<4xf32>) -> tensor<
   %0 = nn.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+func.func @conv_onednn_group(%x: tensor<?x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<?x4x6x6xf32> {
+  // expected-error@+1 {{'nn.conv' op onednn needs group = 1, got 2}}
+  %0 = nn.conv %x, %w {group = 2 : i64, onednn} : (tensor<?x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<?x4x6x6xf32>
+  return %0 : tensor<?x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_input_grad_onednn_group(%dy: tensor<?x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error@+1 {{'nn.conv_input_grad' op onednn needs group = 1, got 2}}
+  %0 = nn.conv_input_grad %dy, %w {group = 2 : i64, input_size = array<i64: 8, 8>, onednn} : (tensor<?x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+func.func @conv_weight_grad_onednn_group(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32> {
+  // expected-error@+1 {{'nn.conv_weight_grad' op onednn needs group = 1, got 2}}
+  %0 = nn.conv_weight_grad %dy, %x {group = 2 : i64, kernel_shape = array<i64: 3, 3>, onednn} : (tensor<?x4x6x6xf32>, tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return %0 : tensor<4x2x3x3xf32>
+}
