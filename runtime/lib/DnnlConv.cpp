@@ -4,12 +4,12 @@
 
 #include <dnnl.hpp>
 
+#include <array>
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 // OpenMP runtime (oneDNN's Debian build threads with OpenMP).
@@ -46,11 +46,39 @@ struct Operand {
   dnnl::reorder reorder;
 };
 
-/// A cached convolution primitive and its operands.
+/// A cached convolution primitive and its operands, with everything a call
+/// needs made once: the caller's buffers are memory objects whose handles
+/// each call sets, and the argument lists are the C API's arrays, so that a
+/// call allocates nothing (a steady-state step makes no heap allocation).
 struct Entry {
   dnnl::primitive primitive;
   std::vector<Operand> operands;
+  std::vector<memory> user;                 // per operand, the caller's data
+  std::vector<dnnl_exec_arg_t> args;        // the primitive's arguments
+  std::vector<dnnl_exec_arg_t> reorderArgs; // per operand: from, to
 };
+
+/// Fills `e`'s memory objects and argument arrays from its operands.
+void bindArguments(Entry &e) {
+  dnnl::engine &eng = device().engine;
+  for (Operand &o : e.operands) {
+    e.user.emplace_back(o.user, eng, static_cast<void *>(nullptr));
+    memory &used = o.blocked ? o.blocked : e.user.back();
+    e.args.push_back({o.arg, used.get()});
+    memory &from = o.output ? o.blocked : e.user.back();
+    memory &to = o.output ? e.user.back() : o.blocked;
+    e.reorderArgs.push_back({DNNL_ARG_FROM, o.blocked ? from.get() : nullptr});
+    e.reorderArgs.push_back({DNNL_ARG_TO, o.blocked ? to.get() : nullptr});
+  }
+}
+
+/// Throws when a oneDNN C call failed.
+void check(dnnl_status_t status, const char *what) {
+  if (status != dnnl_success)
+    throw std::runtime_error(std::string("oneDNN convolution: ") + what +
+                             " failed (status " +
+                             std::to_string(static_cast<int>(status)) + ")");
+}
 
 Dims dimsOf(const Tensor4 &t) {
   return {t.sizes[0], t.sizes[1], t.sizes[2], t.sizes[3]};
@@ -116,11 +144,12 @@ void checkShapes(const Dims &x, const Dims &w, const Dims &y,
 template <typename Primitive, typename PrimitiveDesc>
 Entry entryOf(const PrimitiveDesc &pd,
               std::initializer_list<std::pair<int, memory::desc>> args) {
-  Entry e{Primitive(pd), {}};
+  Entry e{Primitive(pd), {}, {}, {}, {}};
   for (const auto &[arg, user] : args)
     e.operands.push_back(
         makeOperand(arg, e.operands.size() + 1 == args.size(), user,
                     pd.query_md(dnnl::query::exec_arg_md, arg)));
+  bindArguments(e);
   return e;
 }
 
@@ -183,80 +212,86 @@ Entry createEntry(ConvKind kind, const Dims &x, const Dims &w, const Dims &y,
   throw std::logic_error("unknown convolution kind");
 }
 
-/// The cached primitive of `kind` for these shapes and geometry.
-Entry &entryFor(ConvKind kind, const Dims &x, const Dims &w, const Dims &y,
-                const ConvGeometry &g) {
-  static std::map<std::vector<int64_t>, Entry> cache;
-  std::vector<int64_t> key = {static_cast<int64_t>(kind)};
-  for (const Dims *d : {&x, &w, &y})
-    key.insert(key.end(), d->begin(), d->end());
-  key.insert(key.end(), std::begin(g.strides), std::end(g.strides));
-  key.insert(key.end(), std::begin(g.pads), std::end(g.pads));
-  key.insert(key.end(), std::begin(g.dilations), std::end(g.dilations));
+/// The cache key: the kind, the three shapes and the geometry.
+using Key = std::array<int64_t, 21>;
+
+/// The cached primitive of `kind` for input x, weight w and output y (in
+/// the forward's roles), made and its shapes checked on the first call.
+Entry &entryFor(ConvKind kind, const Tensor4 &x, const Tensor4 &w,
+                const Tensor4 &y, const ConvGeometry &g) {
+  static std::map<Key, Entry> cache;
+  Key key{};
+  size_t n = 0;
+  key[n++] = static_cast<int64_t>(kind);
+  for (const Tensor4 *t : {&x, &w, &y})
+    for (int64_t d : t->sizes)
+      key[n++] = d;
+  for (int64_t v : g.strides)
+    key[n++] = v;
+  for (int64_t v : g.pads)
+    key[n++] = v;
+  for (int64_t v : g.dilations)
+    key[n++] = v;
   auto it = cache.find(key);
-  if (it == cache.end())
-    it = cache.emplace(key, createEntry(kind, x, w, y, g)).first;
+  if (it == cache.end()) {
+    Dims xd = dimsOf(x), wd = dimsOf(w), yd = dimsOf(y);
+    checkShapes(xd, wd, yd, g);
+    it = cache.emplace(key, createEntry(kind, xd, wd, yd, g)).first;
+  }
   return it->second;
 }
 
 /// Runs `e` on the caller's buffers `data` (in the order of e.operands):
 /// inputs are reordered into the primitive's layout, the output back.
-void execute(Entry &e, const std::vector<float *> &data) {
+void execute(Entry &e, std::initializer_list<float *> data) {
   Device &d = device();
-  std::unordered_map<int, memory> args;
-  std::vector<std::pair<Operand *, memory>> outputs;
-  for (size_t i = 0; i < e.operands.size(); ++i) {
-    Operand &o = e.operands[i];
-    memory user(o.user, d.engine, data[i]);
-    if (!o.blocked) {
-      args.emplace(o.arg, user);
-      continue;
-    }
-    args.emplace(o.arg, o.blocked);
-    if (o.output)
-      outputs.emplace_back(&o, user);
-    else
-      o.reorder.execute(d.stream, user, o.blocked);
-  }
-  e.primitive.execute(d.stream, args);
-  for (auto &[o, user] : outputs)
-    o->reorder.execute(d.stream, o->blocked, user);
-  d.stream.wait();
+  size_t i = 0;
+  for (float *p : data)
+    e.user[i++].set_data_handle(p);
+  for (i = 0; i < e.operands.size(); ++i)
+    if (e.operands[i].blocked && !e.operands[i].output)
+      check(dnnl_primitive_execute(e.operands[i].reorder.get(), d.stream.get(),
+                                   2, &e.reorderArgs[2 * i]),
+            "a reorder");
+  check(dnnl_primitive_execute(e.primitive.get(), d.stream.get(),
+                               static_cast<int>(e.args.size()), e.args.data()),
+        "the primitive");
+  for (i = 0; i < e.operands.size(); ++i)
+    if (e.operands[i].blocked && e.operands[i].output)
+      check(dnnl_primitive_execute(e.operands[i].reorder.get(), d.stream.get(),
+                                   2, &e.reorderArgs[2 * i]),
+            "a reorder");
+  check(dnnl_stream_wait(d.stream.get()), "waiting for the stream");
 }
 
 } // namespace
 
 void dnnlConvForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
                      const Tensor4 &y, const ConvGeometry &g) {
-  Dims xd = dimsOf(x), wd = dimsOf(w), yd = dimsOf(y);
-  checkShapes(xd, wd, yd, g);
-  if (bias && (bias->sizes[0] != wd[0] || (wd[0] > 1 && bias->strides[0] != 1)))
-    throw std::invalid_argument("oneDNN convolution: bias of size " +
-                                std::to_string(bias->sizes[0]) + " for " +
-                                std::to_string(wd[0]) + " output channels");
-  std::vector<float *> data = {dataOf(x, "the input"), dataOf(w, "the weight")};
+  if (bias && (bias->sizes[0] != w.sizes[0] ||
+               (w.sizes[0] > 1 && bias->strides[0] != 1)))
+    throw std::invalid_argument(
+        "oneDNN convolution: bias of size " + std::to_string(bias->sizes[0]) +
+        " for " + std::to_string(w.sizes[0]) + " output channels");
+  float *in = dataOf(x, "the input"), *weight = dataOf(w, "the weight");
+  float *out = dataOf(y, "the output");
   if (bias)
-    data.push_back(bias->aligned + bias->offset);
-  data.push_back(dataOf(y, "the output"));
-  execute(
-      entryFor(bias ? ConvKind::ForwardBias : ConvKind::Forward, xd, wd, yd, g),
-      data);
+    execute(entryFor(ConvKind::ForwardBias, x, w, y, g),
+            {in, weight, bias->aligned + bias->offset, out});
+  else
+    execute(entryFor(ConvKind::Forward, x, w, y, g), {in, weight, out});
 }
 
 void dnnlConvBackwardData(const Tensor4 &dy, const Tensor4 &w,
                           const Tensor4 &dx, const ConvGeometry &g) {
-  Dims xd = dimsOf(dx), wd = dimsOf(w), yd = dimsOf(dy);
-  checkShapes(xd, wd, yd, g);
-  execute(entryFor(ConvKind::BackwardData, xd, wd, yd, g),
+  execute(entryFor(ConvKind::BackwardData, dx, w, dy, g),
           {dataOf(dy, "the output gradient"), dataOf(w, "the weight"),
            dataOf(dx, "the input gradient")});
 }
 
 void dnnlConvBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
                              const Tensor4 &dw, const ConvGeometry &g) {
-  Dims xd = dimsOf(x), wd = dimsOf(dw), yd = dimsOf(dy);
-  checkShapes(xd, wd, yd, g);
-  execute(entryFor(ConvKind::BackwardWeights, xd, wd, yd, g),
+  execute(entryFor(ConvKind::BackwardWeights, x, dw, dy, g),
           {dataOf(dy, "the output gradient"), dataOf(x, "the input"),
            dataOf(dw, "the weight gradient")});
 }
