@@ -248,19 +248,19 @@ void execute(Entry &e, std::initializer_list<float *> data) {
   size_t i = 0;
   for (float *p : data)
     e.user[i++].set_data_handle(p);
-  for (i = 0; i < e.operands.size(); ++i)
-    if (e.operands[i].blocked && !e.operands[i].output)
-      check(dnnl_primitive_execute(e.operands[i].reorder.get(), d.stream.get(),
-                                   2, &e.reorderArgs[2 * i]),
-            "a reorder");
+  // The reorders into the primitive's layout (inputs) or out of it.
+  auto reorder = [&](bool outputs) {
+    for (size_t j = 0; j < e.operands.size(); ++j)
+      if (e.operands[j].blocked && e.operands[j].output == outputs)
+        check(dnnl_primitive_execute(e.operands[j].reorder.get(),
+                                     d.stream.get(), 2, &e.reorderArgs[2 * j]),
+              "a reorder");
+  };
+  reorder(/*outputs=*/false);
   check(dnnl_primitive_execute(e.primitive.get(), d.stream.get(),
                                static_cast<int>(e.args.size()), e.args.data()),
         "the primitive");
-  for (i = 0; i < e.operands.size(); ++i)
-    if (e.operands[i].blocked && e.operands[i].output)
-      check(dnnl_primitive_execute(e.operands[i].reorder.get(), d.stream.get(),
-                                   2, &e.reorderArgs[2 * i]),
-            "a reorder");
+  reorder(/*outputs=*/true);
   check(dnnl_stream_wait(d.stream.get()), "waiting for the stream");
 }
 
