@@ -1,6 +1,8 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
+import tempfile
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -9,7 +11,7 @@ config.name = "AUTODIST"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
 # test/e2e/<name>.test.py are helper scripts of <name>.test.
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "runtime"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "runtime", "bin"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.autodist_obj_root, "test")
 
@@ -20,8 +22,14 @@ config.substitutions.append(("%obj_root", config.autodist_obj_root))
 # The interpreter with onnx/onnxruntime (lit's own %python may be another).
 config.substitutions.append(("%pyexe", config.python_executable))
 
+# test/bin/mpirun gives every job its own session directory (parallel tests
+# would race on a shared one); it runs the mpirun found on PATH now.
+real_mpirun = shutil.which("mpirun")
+if real_mpirun:
+    config.environment["AUTODIST_REAL_MPIRUN"] = real_mpirun
 config.environment["PATH"] = os.pathsep.join(
-    [config.autodist_tools_dir, config.llvm_tools_dir, os.environ.get("PATH", "")])
+    [os.path.join(config.autodist_src_root, "test", "bin"), config.autodist_tools_dir,
+     config.llvm_tools_dir, os.environ.get("PATH", "")])
 # mpirun as root, and more ranks than cores on small CI machines.
 for var in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
     config.environment[var] = "1"
@@ -36,7 +44,6 @@ llvm_config.add_tool_substitutions(
 
 # An interpreter with torch, for the PyTorch-export tests: the venv that
 # scripts/setup-torch.sh makes (Debian's torch + transformers) comes first.
-import subprocess
 for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"),
                   os.path.join(config.autodist_obj_root, "torch-venv", "bin", "python"),
                   config.python_executable, "/usr/bin/python3"]:
@@ -58,8 +65,16 @@ for candidate in [os.environ.get("AUTODIST_ONNX_TESTDATA"),
         config.available_features.add("onnx-testdata")
         break
 
-if shutil.which("mpirun"):
+if real_mpirun:
     config.available_features.add("mpi")
+
+# Root in a private mount namespace can mount a tmpfs (a disk to fill in the
+# fault-injection tests).
+with tempfile.TemporaryDirectory() as probe:
+    if shutil.which("unshare") and subprocess.run(
+            ["unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe],
+            capture_output=True).returncode == 0:
+        config.available_features.add("mount-namespaces")
 
 # The runtime has the oneDNN convolutions (libdnnl-dev found by CMake).
 if getattr(config, "autodist_have_onednn", "OFF") == "ON":
