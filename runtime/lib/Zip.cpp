@@ -141,6 +141,12 @@ std::vector<uint8_t> ZipArchive::read(const std::string &name) const {
       fail(entry + "stored size mismatch");
     out.assign(src, src + e.size);
   } else if (e.method == 8) {
+    // Deflate expands at most 1032:1; a larger declared size is a corrupt
+    // (or hostile) entry, not a reason to allocate it.
+    if (e.size / 1032 > e.compressedSize + 1)
+      fail(entry + "declared size " + std::to_string(e.size) +
+           " is impossible for " + std::to_string(e.compressedSize) +
+           " compressed bytes");
     out.resize(e.size);
     z_stream zs{};
     if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) // raw deflate, no header
