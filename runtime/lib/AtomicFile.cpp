@@ -2,6 +2,7 @@
 
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/OutputPath.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +13,10 @@
 namespace autodist::rt {
 
 AtomicFileWriter::AtomicFileWriter(const std::string &path)
-    : path_(path), tmp_(path + ".tmp-XXXXXX") {
+    : path_(path), target_(followSymlinks(path)),
+      tmp_(target_ + ".tmp-XXXXXX") {
+  // Never rename over a device, FIFO, socket or directory.
+  checkOutputPath(path_);
   fd_ = mkstemp(tmp_.data());
   if (fd_ < 0)
     fail(errno);
@@ -57,7 +61,7 @@ void AtomicFileWriter::commit() {
     fail(errno);
   int rc = close(fd_);
   fd_ = -1;
-  if (rc != 0 || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+  if (rc != 0 || std::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     unlink(tmp_.c_str());
     throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));

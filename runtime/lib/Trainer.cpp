@@ -7,6 +7,7 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Dataset.h"
+#include "autodist/runtime/DirectoryLock.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Manifest.h"
@@ -14,6 +15,7 @@
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
+#include "autodist/runtime/OutputPath.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
 #include "autodist/runtime/StepArena.h"
@@ -67,16 +69,8 @@ int collectively(const std::function<void()> &phase) {
   return comm::allreduceMax(code);
 }
 
-/// Fails now, before training, if `path` could not be created later.
-void checkWritable(const std::string &path) {
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  if (access(dir.empty() ? "/" : dir.c_str(), W_OK) != 0)
-    throw Error("cannot write " + inQuotes(path) + ": " + std::strerror(errno));
-}
-
 /// Fails now, before training, if checkpoint directory `dir` could not be
-/// written (or created) later.
+/// written (or created) later, or its checkpoint file is not a regular file.
 void checkCheckpointDir(const std::string &dir) {
   struct stat st;
   if (stat(dir.c_str(), &st) == 0) {
@@ -86,9 +80,10 @@ void checkCheckpointDir(const std::string &dir) {
     if (access(dir.c_str(), W_OK) != 0)
       throw Error("cannot write checkpoints to " + inQuotes(dir) + ": " +
                   std::strerror(errno));
+    checkOutputPath(Checkpoint::path(dir));
     return;
   }
-  checkWritable(dir); // its parent, where it will be created
+  checkOutputPath(dir); // its parent, where it will be created
 }
 
 /// JSON has no NaN/Infinity; a diverged loss is logged as null.
@@ -141,11 +136,16 @@ private:
   void setupInference();
   /// Rank 0: --inputs/--outputs.
   void infer();
+  /// Rank 0: locks an existing checkpoint directory and refuses to replace
+  /// its checkpoint without --resume or --overwrite.
+  void guardCheckpointDir();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
   /// Collective: every rank gets rank 0's step_, params_ and state_, and
   /// its own error-feedback residuals.
   void shareCheckpoint();
+  /// Every input and output file given (rank 0's trace file), by flag.
+  std::vector<RunFile> runFiles() const;
   /// Rank 0: the log file and the checkpoint directory.
   void openOutputs();
   /// Returns non-zero (an exit code) if writing a checkpoint failed.
@@ -197,6 +197,7 @@ private:
   int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
+  std::optional<DirectoryLock> checkpointLock_; // rank 0, with --checkpoint
 };
 
 void Trainer::reportPinning() {
@@ -217,6 +218,8 @@ void Trainer::setup() {
   opts_ = parseOptions(argc_, argv_);
   if (opts_.help)
     return;
+  if (rank_ == 0) // the rank with all the files
+    checkDistinctFiles(runFiles());
   manifest_ = Manifest::parse(model_.manifest);
   if (opts_.inferenceOnly())
     return setupInference();
@@ -245,6 +248,8 @@ void Trainer::setup() {
     nextState_.emplace_back(s.dtype, s.shape);
   }
   baseLr_ = opts_.lr ? *opts_.lr : train ? train->lr : 0.0;
+  if (rank_ == 0 && !opts_.checkpoint.empty())
+    guardCheckpointDir();
   if (opts_.resume && rank_ == 0)
     loadCheckpoint();
 
@@ -266,7 +271,7 @@ void Trainer::setup() {
   }
 
   if (!opts_.trace.empty()) // every rank writes its own
-    checkWritable(trace::rankPath(opts_.trace, rank_));
+    checkOutputPath(trace::rankPath(opts_.trace, rank_));
   if (rank_ != 0)
     return; // outputs and evaluation are rank 0's
   if (!opts_.eval.empty()) {
@@ -285,9 +290,27 @@ void Trainer::setup() {
   }
   for (const std::string *out : {&opts_.log, &opts_.save, &opts_.predict})
     if (!out->empty())
-      checkWritable(*out);
+      checkOutputPath(*out);
   if (!opts_.checkpoint.empty())
     checkCheckpointDir(opts_.checkpoint);
+}
+
+std::vector<RunFile> Trainer::runFiles() const {
+  // The checkpoint is read (--resume) and rewritten: only an output here.
+  std::vector<RunFile> all = {
+      {"--data", opts_.data, false},    {"--eval", opts_.eval, false},
+      {"--inputs", opts_.inputs, false}, {"--log", opts_.log, true},
+      {"--save", opts_.save, true},     {"--predict", opts_.predict, true},
+      {"--outputs", opts_.outputs, true}};
+  if (!opts_.trace.empty())
+    all.push_back({"--trace", trace::rankPath(opts_.trace, 0), true});
+  if (!opts_.checkpoint.empty())
+    all.push_back({"--checkpoint", Checkpoint::path(opts_.checkpoint), true});
+  std::vector<RunFile> given;
+  for (RunFile &f : all)
+    if (!f.path.empty())
+      given.push_back(std::move(f));
+  return given;
 }
 
 /// Inference runs on rank 0 only (like --eval); the other ranks only agree
@@ -309,7 +332,7 @@ void Trainer::setupInference() {
                     : chooseChunkSize(manifest_.inputs, manifest_.outputs,
                                       inferSet_->numSamples(), opts_.batchSize,
                                       opts_.inputs);
-  checkWritable(opts_.outputs);
+  checkOutputPath(opts_.outputs);
 }
 
 void Trainer::infer() {
@@ -338,6 +361,21 @@ void Trainer::infer() {
               static_cast<long long>(n), static_cast<long long>(calls),
               calls == 1 ? "" : "s", inQuotes(opts_.outputs).c_str());
   std::fflush(stdout);
+}
+
+void Trainer::guardCheckpointDir() {
+  const std::string &dir = opts_.checkpoint;
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return; // created (and locked) in openOutputs(), or refused in setup()
+  checkpointLock_.emplace(dir);
+  std::string file = Checkpoint::path(dir);
+  if (!opts_.resume && !opts_.overwrite && lstat(file.c_str(), &st) == 0)
+    throw Error("checkpoint directory " + inQuotes(dir) +
+                    " already holds a checkpoint (" + inQuotes(file) +
+                    "); add --resume to continue from it or --overwrite to "
+                    "replace it",
+                ExitUsage);
 }
 
 void Trainer::loadCheckpoint() {
@@ -503,9 +541,13 @@ void Trainer::openOutputs() {
   if (!dir.empty() && mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
     throw Error("cannot create checkpoint directory " + inQuotes(dir) + ": " +
                 std::strerror(errno));
+  if (!dir.empty() && !checkpointLock_)
+    checkpointLock_.emplace(dir);
   if (opts_.log.empty())
     return;
-  log_ = std::fopen(opts_.log.c_str(), "w");
+  // Checked in setup() to be a regular file (or none); through a symlink,
+  // its target.
+  log_ = std::fopen(followSymlinks(opts_.log).c_str(), "w");
   if (!log_)
     throw Error("cannot write " + inQuotes(opts_.log) + ": " +
                 std::strerror(errno));
