@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace autodist::rt;
 using namespace autodist::rt::test;
@@ -241,4 +243,19 @@ TEST(Npz, RejectsImpossibleDeflatedSize) {
   EXPECT_NE(errorOf([&] { NpzFile(path).read("x", DType::F32); })
                 .find("entry 'x.npy': declared size 2130706432 is impossible"),
             std::string::npos);
+}
+
+TEST(Npz, RejectsDirectoriesAndFifos) {
+  // A directory opened as a file used to read as a huge size ("out of
+  // memory"); a FIFO would block.
+  std::string dir = tempPath("dir.npz"), fifo = tempPath("fifo.npz");
+  ASSERT_EQ(mkdir(dir.c_str(), 0777), 0);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+  EXPECT_EQ(errorOf([&] { NpzFile npz(dir); }),
+            "data file '" + dir + "' is a directory; expected a .npz file");
+  EXPECT_EQ(errorOf([&] { NpzFile npz(fifo); }),
+            "data file '" + fifo + "' is not a regular file; expected a .npz "
+                                   "file");
+  rmdir(dir.c_str());
+  unlink(fifo.c_str());
 }
