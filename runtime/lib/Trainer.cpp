@@ -254,9 +254,12 @@ void Trainer::setup() {
     loadCheckpoint();
 
   if (!opts_.data.empty()) {
+    // Each rank reads only its batches (stored arrays; compressed ones are
+    // loaded whole).
     trainSet_.emplace(opts_.data, manifest_.inputs,
                       hasLabels_ ? &labelsSpec_ : nullptr,
-                      /*labelsRequired=*/opts_.steps > 0);
+                      /*labelsRequired=*/opts_.steps > 0,
+                      Dataset::Residency::OnDemand);
     checkLabelRange(*trainSet_);
     checkIndexRanges(*trainSet_);
     int64_t global = opts_.batchSize * size_;
@@ -495,20 +498,22 @@ void Trainer::checkBatchDims() const {
 /// Class labels index the last dimension of a classifier's output; an
 /// out-of-range label would make the compiled loss read out of bounds.
 void Trainer::checkLabelRange(Dataset &ds) const {
-  const Tensor *labels = ds.labels();
+  DataArray *labels = ds.labels();
   if (!labels || labels->dtype() != DType::I64 || manifest_.outputs.empty() ||
       manifest_.outputs[0].shape.size() != 2 ||
       (manifest_.train && manifest_.train->loss != "cross_entropy"))
     return;
   int64_t classes = manifest_.outputs[0].shape[1];
-  for (int64_t i = 0; i < labels->numElements(); ++i) {
-    int64_t v = labels->data<int64_t>()[i];
-    if (v < 0 || v >= classes)
-      throw Error("array " + inQuotes(labelsSpec_.name) + " in data file " +
-                  inQuotes(ds.path()) + " has label " + std::to_string(v) +
-                  " at sample " + std::to_string(i) + ", outside [0, " +
-                  std::to_string(classes) + ")");
-  }
+  labels->forEachChunk([&](const void *chunk, int64_t first, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = static_cast<const int64_t *>(chunk)[i];
+      if (v < 0 || v >= classes)
+        throw Error("array " + inQuotes(labelsSpec_.name) + " in data file " +
+                    inQuotes(ds.path()) + " has label " + std::to_string(v) +
+                    " at sample " + std::to_string(first + i) +
+                    ", outside [0, " + std::to_string(classes) + ")");
+    }
+  });
 }
 
 /// Inputs the model uses as indices (token ids into an embedding table):
@@ -517,20 +522,23 @@ void Trainer::checkLabelRange(Dataset &ds) const {
 void Trainer::checkIndexRanges(Dataset &ds) const {
   for (size_t k = 0; k < manifest_.inputs.size(); ++k) {
     const TensorSpec &spec = manifest_.inputs[k];
-    const Tensor &data = ds.inputs()[k];
     if (!spec.indexBound)
       continue;
     int64_t bound = *spec.indexBound;
-    for (int64_t i = 0; i < data.numElements(); ++i) {
-      int64_t v = data.data<int64_t>()[i];
-      if (v < -bound || v >= bound)
-        throw Error("array " + inQuotes(spec.name) + " in data file " +
-                    inQuotes(ds.path()) + " has value " + std::to_string(v) +
-                    " at element " + std::to_string(i) + ", outside [" +
-                    std::to_string(-bound) + ", " + std::to_string(bound) +
-                    ") (the model indexes a dimension of size " +
-                    std::to_string(bound) + " with it)");
-    }
+    ds.inputs()[k].forEachChunk([&](const void *chunk, int64_t first,
+                                    int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = static_cast<const int64_t *>(chunk)[i];
+        if (v < -bound || v >= bound)
+          throw Error("array " + inQuotes(spec.name) + " in data file " +
+                      inQuotes(ds.path()) + " has value " + std::to_string(v) +
+                      " at element " + std::to_string(first + i) +
+                      ", outside [" + std::to_string(-bound) + ", " +
+                      std::to_string(bound) +
+                      ") (the model indexes a dimension of size " +
+                      std::to_string(bound) + " with it)");
+      }
+    });
   }
 }
 
@@ -593,10 +601,11 @@ int Trainer::train() {
     for (Tensor &s : state_)
       args.add(s);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(trainSet_->inputs()[i].rowData(sample),
+      args.add(trainSet_->inputs()[i].rows(sample, batch),
                manifest_.inputs[i].shape, batch);
     if (hasLabels_)
-      args.add(trainSet_->labels()->rowData(sample), labelsSpec_.shape, batch);
+      args.add(trainSet_->labels()->rows(sample, batch), labelsSpec_.shape,
+               batch);
     args.add(lr);
     args.add(stepArg);
     if (seed) {
@@ -718,7 +727,7 @@ void Trainer::evaluate() {
     for (Tensor &p : params_)
       args.add(p);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(ds.inputs()[i].rowData(first),
+      args.add(ds.inputs()[i].rows(first, rows),
                manifest_.inputs[i].withBatch(rows));
     for (size_t j = 0; j < outs.size(); ++j)
       args.add(j == 0 && all ? all->rowData(first) : scratch[j].data(),
@@ -727,11 +736,11 @@ void Trainer::evaluate() {
     model_.forward(args.get());
   }
 
-  if (const Tensor *labels = ds.labels()) {
+  if (DataArray *labels = ds.labels()) {
+    const auto *classes = static_cast<const int64_t *>(labels->rows(0, n));
     int64_t correct = 0;
     for (int64_t i = 0; i < n; ++i)
-      correct += predictedClass(*all, i, all->rowElements()) ==
-                 labels->data<int64_t>()[i];
+      correct += predictedClass(*all, i, all->rowElements()) == classes[i];
     std::printf("test accuracy: %.4f (%lld/%lld)\n",
                 n ? double(correct) / n : 0.0, static_cast<long long>(correct),
                 static_cast<long long>(n));
