@@ -3,6 +3,7 @@
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/OutputPath.h"
+#include "autodist/runtime/TempFileRegistry.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -20,6 +21,7 @@ AtomicFileWriter::AtomicFileWriter(const std::string &path)
   fd_ = mkstemp(tmp_.data());
   if (fd_ < 0)
     fail(errno);
+  slot_ = tempfiles::remember(tmp_);
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = umask(0);
   umask(mask);
@@ -32,6 +34,7 @@ AtomicFileWriter::~AtomicFileWriter() {
     close(fd_);
     unlink(tmp_.c_str());
   }
+  tempfiles::forget(slot_);
 }
 
 void AtomicFileWriter::fail(int err) {
@@ -40,6 +43,8 @@ void AtomicFileWriter::fail(int err) {
     unlink(tmp_.c_str());
     fd_ = -1;
   }
+  tempfiles::forget(slot_);
+  slot_ = -1;
   throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
 }
 
@@ -64,8 +69,13 @@ void AtomicFileWriter::commit() {
   if (rc != 0 || std::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     unlink(tmp_.c_str());
+    tempfiles::forget(slot_);
+    slot_ = -1;
     throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
   }
+  // Only now: a signal before the rename removes the temporary.
+  tempfiles::forget(slot_);
+  slot_ = -1;
 }
 
 void writeFileAtomically(const std::string &path, std::string_view contents) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sys/stat.h>
@@ -249,6 +250,8 @@ TEST(Npz, RejectsDirectoriesAndFifos) {
   // A directory opened as a file used to read as a huge size ("out of
   // memory"); a FIFO would block.
   std::string dir = tempPath("dir.npz"), fifo = tempPath("fifo.npz");
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(fifo);
   ASSERT_EQ(mkdir(dir.c_str(), 0777), 0);
   ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
   EXPECT_EQ(errorOf([&] { NpzFile npz(dir); }),

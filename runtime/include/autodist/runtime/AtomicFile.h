@@ -21,7 +21,8 @@ namespace autodist::rt {
 /// temporary. Errors are Error naming `path`. A symlink at `path` is
 /// followed (the temporary goes beside its target, which is replaced; the
 /// link stays); anything but a regular file there is refused
-/// (checkOutputPath).
+/// (checkOutputPath). A SIGINT/SIGTERM/SIGHUP while the temporary exists
+/// removes it (TempFileRegistry.h).
 class AtomicFileWriter {
 public:
   explicit AtomicFileWriter(const std::string &path);
@@ -41,6 +42,7 @@ private:
 
   std::string path_, target_, tmp_;
   int fd_ = -1;
+  int slot_ = -1; // tempfiles:: slot of tmp_ (removed on SIGINT/SIGTERM)
   uint64_t offset_ = 0;
 };
 
