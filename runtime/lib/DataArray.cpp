@@ -58,8 +58,8 @@ void DataArray::forEachChunk(
     return;
   }
   // About 1M elements at a time: bounded memory, few reads.
-  int64_t step = std::max<int64_t>(1, (int64_t(1) << 20) / std::max<int64_t>(
-                                                               rowElements_, 1));
+  int64_t step = std::max<int64_t>(1, (int64_t(1) << 20) /
+                                          std::max<int64_t>(rowElements_, 1));
   for (int64_t first = 0; first < rowsTotal; first += step) {
     int64_t count = std::min(step, rowsTotal - first);
     fn(rows(first, count), first * rowElements_, count * rowElements_);

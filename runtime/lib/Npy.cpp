@@ -130,8 +130,8 @@ NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
   return h;
 }
 
-void convertNpyElements(const NpyLayout &layout, const uint8_t *src,
-                        void *dst, int64_t n) {
+void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
+                        int64_t n) {
   const std::string &descr = layout.descr;
   if (descr == "<f4")
     convert<float>(src, static_cast<float *>(dst), n);
@@ -151,8 +151,7 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
   NpyLayout h =
       parseNpyLayout(bytes.data(), bytes.size(), bytes.size(), want, what);
   Tensor t(want, h.shape);
-  convertNpyElements(h, bytes.data() + h.dataOffset, t.data(),
-                     t.numElements());
+  convertNpyElements(h, bytes.data() + h.dataOffset, t.data(), t.numElements());
   return t;
 }
 

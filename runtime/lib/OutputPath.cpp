@@ -52,7 +52,8 @@ FileKey keyOf(const std::string &path) {
   char buf[PATH_MAX];
   std::string dir = dirOf(target);
   size_t slash = target.rfind('/');
-  std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+  std::string name =
+      slash == std::string::npos ? target : target.substr(slash + 1);
   key.path = (realpath(dir.c_str(), buf) ? std::string(buf) : dir) + "/" + name;
   return key;
 }

@@ -256,10 +256,9 @@ void Trainer::setup() {
   if (!opts_.data.empty()) {
     // Each rank reads only its batches (stored arrays; compressed ones are
     // loaded whole).
-    trainSet_.emplace(opts_.data, manifest_.inputs,
-                      hasLabels_ ? &labelsSpec_ : nullptr,
-                      /*labelsRequired=*/opts_.steps > 0,
-                      Dataset::Residency::OnDemand);
+    trainSet_.emplace(
+        opts_.data, manifest_.inputs, hasLabels_ ? &labelsSpec_ : nullptr,
+        /*labelsRequired=*/opts_.steps > 0, Dataset::Residency::OnDemand);
     checkLabelRange(*trainSet_);
     checkIndexRanges(*trainSet_);
     int64_t global = opts_.batchSize * size_;
@@ -301,9 +300,9 @@ void Trainer::setup() {
 std::vector<RunFile> Trainer::runFiles() const {
   // The checkpoint is read (--resume) and rewritten: only an output here.
   std::vector<RunFile> all = {
-      {"--data", opts_.data, false},    {"--eval", opts_.eval, false},
+      {"--data", opts_.data, false},     {"--eval", opts_.eval, false},
       {"--inputs", opts_.inputs, false}, {"--log", opts_.log, true},
-      {"--save", opts_.save, true},     {"--predict", opts_.predict, true},
+      {"--save", opts_.save, true},      {"--predict", opts_.predict, true},
       {"--outputs", opts_.outputs, true}};
   if (!opts_.trace.empty())
     all.push_back({"--trace", trace::rankPath(opts_.trace, 0), true});

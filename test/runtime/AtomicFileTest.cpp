@@ -96,7 +96,8 @@ TEST(AtomicFile, RefusesNonRegularFiles) {
   std::string dir = freshDir("dir"), fifo = freshDir("fifo-parent") + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
   EXPECT_EQ(errorOf([&] { writeFileAtomically(dir, "x"); }),
-            "cannot write '" + dir + "': it is a directory, not a regular file");
+            "cannot write '" + dir +
+                "': it is a directory, not a regular file");
   EXPECT_EQ(errorOf([&] { writeFileAtomically(fifo, "x"); }),
             "cannot write '" + fifo + "': it is a FIFO, not a regular file");
   struct stat st;

@@ -116,9 +116,8 @@ TEST(Dataset, OnDemandRowsEqualTheLoadedArrays) {
       for (size_t k = 0; k < inputs.size(); ++k) {
         DataArray &a = loaded.inputs()[k], &b = onDemand.inputs()[k];
         size_t bytes = count * a.tensor().rowElements() * 4;
-        EXPECT_EQ(std::memcmp(a.rows(first, count), b.rows(first, count),
-                              bytes),
-                  0)
+        EXPECT_EQ(
+            std::memcmp(a.rows(first, count), b.rows(first, count), bytes), 0)
             << "array " << k << " rows " << first;
       }
       EXPECT_EQ(std::memcmp(loaded.labels()->rows(first, count),
@@ -126,12 +125,12 @@ TEST(Dataset, OnDemandRowsEqualTheLoadedArrays) {
                 0);
     }
     std::vector<int64_t> seen;
-    onDemand.labels()->forEachChunk([&](const void *p, int64_t first,
-                                        int64_t n) {
-      EXPECT_EQ(first, static_cast<int64_t>(seen.size()));
-      auto *v = static_cast<const int64_t *>(p);
-      seen.insert(seen.end(), v, v + n);
-    });
+    onDemand.labels()->forEachChunk(
+        [&](const void *p, int64_t first, int64_t n) {
+          EXPECT_EQ(first, static_cast<int64_t>(seen.size()));
+          auto *v = static_cast<const int64_t *>(p);
+          seen.insert(seen.end(), v, v + n);
+        });
     EXPECT_EQ(seen, (std::vector<int64_t>{4, 3, 2, 1, 0}));
   }
 }
@@ -141,8 +140,7 @@ TEST(Dataset, OnDemandChecksSizesAndCrc) {
   // header as when it is loaded.
   std::string path = tempPath("bad.npz");
   float f[4] = {};
-  writeZip(path, {{"x.npy", makeNpy("<f4", "(5, 2, 3)", f, sizeof f)}},
-           false);
+  writeZip(path, {{"x.npy", makeNpy("<f4", "(5, 2, 3)", f, sizeof f)}}, false);
   const TensorSpec *none = nullptr;
   EXPECT_EQ(errorOf([&] {
               Dataset(path, kInputs, none, false, Dataset::Residency::OnDemand);

@@ -241,8 +241,9 @@ TEST(Npz, RejectsImpossibleDeflatedSize) {
   io.seekp((at - bytes.begin()) + 24);
   io.write("\x00\x00\x00\x7f", 4); // 2 GiB
   io.close();
-  EXPECT_NE(errorOf([&] { NpzFile(path).read("x", DType::F32); })
-                .find("entry 'x.npy': declared size 2130706432 is impossible"),
+  EXPECT_NE(errorOf([&] {
+              NpzFile(path).read("x", DType::F32);
+            }).find("entry 'x.npy': declared size 2130706432 is impossible"),
             std::string::npos);
 }
 
@@ -257,8 +258,9 @@ TEST(Npz, RejectsDirectoriesAndFifos) {
   EXPECT_EQ(errorOf([&] { NpzFile npz(dir); }),
             "data file '" + dir + "' is a directory; expected a .npz file");
   EXPECT_EQ(errorOf([&] { NpzFile npz(fifo); }),
-            "data file '" + fifo + "' is not a regular file; expected a .npz "
-                                   "file");
+            "data file '" + fifo +
+                "' is not a regular file; expected a .npz "
+                "file");
   rmdir(dir.c_str());
   unlink(fifo.c_str());
 }

@@ -1,7 +1,7 @@
 //===- OutputPathTest.cpp - Output paths and the checkpoint lock ----------===//
 
-#include "autodist/runtime/DirectoryLock.h"
 #include "autodist/runtime/OutputPath.h"
+#include "autodist/runtime/DirectoryLock.h"
 
 #include "TestUtil.h"
 
@@ -18,8 +18,9 @@ TEST(OutputPath, FollowsSymlinks) {
   EXPECT_EQ(followSymlinks(dir + "/a"), "/nowhere/c"); // dangling is fine
   EXPECT_EQ(followSymlinks(dir + "/plain"), dir + "/plain");
   ASSERT_EQ(symlink("loop", (dir + "/loop").c_str()), 0);
-  EXPECT_NE(errorOf([&] { followSymlinks(dir + "/loop"); })
-                .find("Too many levels of symbolic links"),
+  EXPECT_NE(errorOf([&] {
+              followSymlinks(dir + "/loop");
+            }).find("Too many levels of symbolic links"),
             std::string::npos);
 }
 
@@ -50,14 +51,14 @@ TEST(OutputPath, DistinctFiles) {
             }).find("--save="),
             std::string::npos);
   // Outputs that do not exist yet, named differently.
-  EXPECT_NE(errorOf([&] {
-              checkDistinctFiles({{"--predict", dir + "/p.npy", true},
-                                  {"--log", dir + "/../" +
-                                                dir.substr(dir.rfind('/') + 1) +
-                                                "/p.npy",
-                                   true}});
-            }).find("is the same file as"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf([&] {
+        checkDistinctFiles(
+            {{"--predict", dir + "/p.npy", true},
+             {"--log", dir + "/../" + dir.substr(dir.rfind('/') + 1) + "/p.npy",
+              true}});
+      }).find("is the same file as"),
+      std::string::npos);
   // Two inputs may be one file; distinct outputs are fine.
   checkDistinctFiles({{"--data", dir + "/data.npz", false},
                       {"--eval", dir + "/hard.npz", false},

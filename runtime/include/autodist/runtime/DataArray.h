@@ -45,8 +45,8 @@ public:
 
   /// Calls `fn(elements, firstElement, n)` over the whole array in chunks
   /// (one for an array in memory) of dtype() elements.
-  void forEachChunk(
-      const std::function<void(const void *, int64_t, int64_t)> &fn);
+  void
+  forEachChunk(const std::function<void(const void *, int64_t, int64_t)> &fn);
 
 private:
   DType dtype_;

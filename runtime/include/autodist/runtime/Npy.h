@@ -23,8 +23,8 @@ struct NpyLayout {
   std::string descr; // "<f4", "<f8", "<i4", "<i8" or "|b1"
   bool fortranOrder = false;
   std::vector<int64_t> shape;
-  size_t dataOffset = 0; // header bytes; the elements follow
-  size_t itemSize = 0;   // bytes per stored element
+  size_t dataOffset = 0;    // header bytes; the elements follow
+  size_t itemSize = 0;      // bytes per stored element
   DType dtype = DType::F32; // what the elements convert to
 };
 

@@ -1,4 +1,4 @@
-//===- TempFileRegistry.h - Temporaries removed on SIGINT/SIGTERM -*- C++ -*-===//
+//===- TempFileRegistry.h - Temporaries removed on signals ------*- C++ -*-===//
 //
 // An output is written to a temporary beside it and renamed (AtomicFile.h).
 // A run stopped by Ctrl-C, `kill` or the batch system's SIGTERM would leave
