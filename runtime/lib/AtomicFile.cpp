@@ -2,6 +2,8 @@
 
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/OutputPath.h"
+#include "autodist/runtime/TempFileRegistry.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -12,10 +14,14 @@
 namespace autodist::rt {
 
 AtomicFileWriter::AtomicFileWriter(const std::string &path)
-    : path_(path), tmp_(path + ".tmp-XXXXXX") {
+    : path_(path), target_(followSymlinks(path)),
+      tmp_(target_ + ".tmp-XXXXXX") {
+  // Never rename over a device, FIFO, socket or directory.
+  checkOutputPath(path_);
   fd_ = mkstemp(tmp_.data());
   if (fd_ < 0)
     fail(errno);
+  slot_ = tempfiles::remember(tmp_);
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = umask(0);
   umask(mask);
@@ -28,6 +34,7 @@ AtomicFileWriter::~AtomicFileWriter() {
     close(fd_);
     unlink(tmp_.c_str());
   }
+  tempfiles::forget(slot_);
 }
 
 void AtomicFileWriter::fail(int err) {
@@ -36,6 +43,8 @@ void AtomicFileWriter::fail(int err) {
     unlink(tmp_.c_str());
     fd_ = -1;
   }
+  tempfiles::forget(slot_);
+  slot_ = -1;
   throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
 }
 
@@ -57,11 +66,16 @@ void AtomicFileWriter::commit() {
     fail(errno);
   int rc = close(fd_);
   fd_ = -1;
-  if (rc != 0 || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+  if (rc != 0 || std::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     unlink(tmp_.c_str());
+    tempfiles::forget(slot_);
+    slot_ = -1;
     throw Error("cannot write " + inQuotes(path_) + ": " + std::strerror(err));
   }
+  // Only now: a signal before the rename removes the temporary.
+  tempfiles::forget(slot_);
+  slot_ = -1;
 }
 
 void writeFileAtomically(const std::string &path, std::string_view contents) {

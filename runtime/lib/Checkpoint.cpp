@@ -67,7 +67,10 @@ std::vector<std::vector<float>> readResiduals(const ZipArchive &zip,
   for (int64_t n : sizes) {
     if (n < 0)
       throw Error(label + " has a negative residual size");
-    total += n;
+    // Nor may they wrap around: the sum sizes the buffers.
+    if (__builtin_add_overflow(total, n, &total) ||
+        !checkedByteSize({total}, sizeof(float)))
+      throw Error(label + " has residual sizes whose sum overflows 64 bits");
   }
   std::vector<std::vector<float>> out;
   for (int64_t r = 0; r < ranks; ++r) {

@@ -4,14 +4,25 @@
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Npz.h"
 
+#include <memory>
+
 namespace autodist::rt {
 
 Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
-                 const TensorSpec *labels, bool labelsRequired)
+                 const TensorSpec *labels, bool labelsRequired,
+                 Residency residency)
     : path_(path) {
-  NpzFile npz(path);
+  auto file = std::make_shared<const NpzFile>(path);
+  const NpzFile &npz = *file;
+  auto open = [&](const TensorSpec &spec) {
+    if (residency == Residency::OnDemand)
+      if (std::optional<NpzFile::StoredArray> stored =
+              npz.storedArray(spec.name, spec.dtype))
+        return DataArray(file, std::move(stored->layout), stored->offset);
+    return DataArray(npz.read(spec.name, spec.dtype));
+  };
   auto load = [&](const TensorSpec &spec) {
-    Tensor t = npz.read(spec.name, spec.dtype);
+    DataArray t = open(spec);
     std::string what =
         "array " + inQuotes(spec.name) + " in data file " + inQuotes(path);
     // Everything but the leading (sample) dimension must match exactly.
@@ -48,7 +59,7 @@ Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
     }
     if (whole_) {
       for (const TensorSpec &in : inputs)
-        inputs_.push_back(npz.read(in.name, in.dtype));
+        inputs_.emplace_back(npz.read(in.name, in.dtype));
       numSamples_ = 1;
       return;
     }

@@ -55,7 +55,7 @@ int64_t chooseChunkSize(const std::vector<TensorSpec> &inputs,
 std::vector<Tensor>
 runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
                   const std::vector<TensorSpec> &inputSpecs,
-                  std::vector<Tensor> &inputs,
+                  std::vector<DataArray> &inputs,
                   const std::vector<TensorSpec> &outputSpecs,
                   int64_t numSamples, int64_t chunk) {
   // A single chunk gives every output its one-call shape; with several, all
@@ -70,7 +70,7 @@ runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
     for (Tensor &p : params)
       args.add(p);
     for (size_t i = 0; i < inputSpecs.size(); ++i)
-      args.add(inputs[i].rowData(first), inputSpecs[i].withBatch(rows));
+      args.add(inputs[i].rows(first, rows), inputSpecs[i].withBatch(rows));
     for (size_t j = 0; j < outputSpecs.size(); ++j)
       args.add(outs[j].rowData(first), outputSpecs[j].withBatch(rows));
     arena::CallScope scope(arena::Entry::Forward);

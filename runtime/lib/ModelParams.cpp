@@ -4,6 +4,7 @@
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/ExternalData.h"
+#include "autodist/runtime/OutputPath.h"
 #include "autodist/runtime/ParseModel.h"
 
 #include <climits>
@@ -174,8 +175,8 @@ void saveModelWithParams(OnnxBytes bytes, const std::vector<TensorSpec> &specs,
   // smaller ones (biases, int64 shapes, which onnxruntime wants inline) into
   // the model.
   std::optional<ExternalDataWriter> data;
-  if (external)
-    data.emplace(path);
+  if (external) // beside the file written: a symlink's target
+    data.emplace(followSymlinks(path));
   for (onnx::TensorProto &init :
        *model.mutable_graph()->mutable_initializer()) {
     auto it = trained.find(&init);

@@ -5,6 +5,7 @@
 #include "autodist/runtime/Error.h"
 
 #include <cstring>
+#include <optional>
 
 namespace autodist::rt {
 
@@ -12,33 +13,15 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 
-/// The fields of a .npy header, a Python dict literal such as
-/// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
-struct NpyHeader {
-  std::string descr;
-  bool fortranOrder = false;
-  std::vector<int64_t> shape;
-  size_t dataOffset = 0;
-};
-
-/// Parses the header; returns false if `bytes` is not a well-formed .npy.
-bool parseHeader(const std::vector<uint8_t> &bytes, NpyHeader &h) {
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
+/// Parses the header in the first `size` bytes; returns false if they do
+/// not start a well-formed .npy.
+bool parseHeader(const uint8_t *bytes, size_t size, NpyLayout &h) {
+  size_t end = npyHeaderBytes(bytes, size);
+  if (end == 0 || end > size)
     return false;
-  size_t len, start;
-  if (bytes[6] == 1) {
-    len = bytes[8] | bytes[9] << 8;
-    start = 10;
-  } else if ((bytes[6] == 2 || bytes[6] == 3) && bytes.size() >= 12) {
-    len = bytes[8] | bytes[9] << 8 | bytes[10] << 16 | size_t(bytes[11]) << 24;
-    start = 12;
-  } else {
-    return false;
-  }
-  if (len > bytes.size() - start)
-    return false;
-  std::string dict(reinterpret_cast<const char *>(&bytes[start]), len);
-  h.dataOffset = start + len;
+  size_t start = bytes[6] == 1 ? 10 : 12;
+  std::string dict(reinterpret_cast<const char *>(&bytes[start]), end - start);
+  h.dataOffset = end;
 
   // Position just after `'key':` and any spaces, or npos.
   auto valueOf = [&](const char *key) {
@@ -99,10 +82,22 @@ void convert(const uint8_t *src, To *dst, int64_t n) {
 }
 } // namespace
 
-Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
-                 const std::string &what) {
-  NpyHeader h;
-  if (!parseHeader(bytes, h))
+size_t npyHeaderBytes(const uint8_t *prefix, size_t size) {
+  if (size < 10 || std::memcmp(prefix, kMagic, kMagicLen) != 0)
+    return 0;
+  if (prefix[6] == 1)
+    return 10 + (prefix[8] | prefix[9] << 8);
+  if ((prefix[6] == 2 || prefix[6] == 3) && size >= 12)
+    return 12 + (prefix[8] | prefix[9] << 8 | prefix[10] << 16 |
+                 size_t(prefix[11]) << 24);
+  return 0;
+}
+
+NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
+                         uint64_t totalSize, DType want,
+                         const std::string &what) {
+  NpyLayout h;
+  if (!parseHeader(header, headerSize, h))
     throw Error(what + " is not a valid .npy array");
   if (h.fortranOrder)
     throw Error(what + " is stored in Fortran order; save it in C order "
@@ -118,26 +113,45 @@ Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
   if (want == DType::I64 && !isInt)
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected int64 or int32 ('<i8', '<i4')");
-
-  Tensor t(want, h.shape);
-  int64_t n = t.numElements();
-  size_t itemSize = h.descr[2] - '0'; // '|b1' too
-  if (bytes.size() - h.dataOffset != n * itemSize)
-    throw Error(what + " has " + std::to_string(bytes.size() - h.dataOffset) +
+  h.dtype = want;
+  h.itemSize = h.descr[2] - '0'; // '|b1' too
+  // Both the stored and the converted size must be representable: a shape
+  // whose product wraps around would pass the size check below and then
+  // index past the buffers.
+  std::optional<int64_t> stored = checkedByteSize(h.shape, h.itemSize);
+  if (!stored || !checkedByteSize(h.shape, dtypeSize(want)))
+    throw Error(what + " has shape " + shapeString(h.shape) +
+                ", whose size overflows 64 bits");
+  uint64_t have = totalSize - h.dataOffset;
+  if (have != static_cast<uint64_t>(*stored))
+    throw Error(what + " has " + std::to_string(have) +
                 " data bytes, but shape " + shapeString(h.shape) + " needs " +
-                std::to_string(n * itemSize));
-  const uint8_t *src = bytes.data() + h.dataOffset;
-  if (h.descr == "<f4")
-    convert<float>(src, t.data<float>(), n);
-  else if (h.descr == "<f8")
-    convert<double>(src, t.data<float>(), n);
-  else if (h.descr == "|b1")
+                std::to_string(*stored));
+  return h;
+}
+
+void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
+                        int64_t n) {
+  const std::string &descr = layout.descr;
+  if (descr == "<f4")
+    convert<float>(src, static_cast<float *>(dst), n);
+  else if (descr == "<f8")
+    convert<double>(src, static_cast<float *>(dst), n);
+  else if (descr == "|b1")
     for (int64_t i = 0; i < n; ++i) // numpy bools are 0 or 1 already
-      t.data<uint8_t>()[i] = src[i] != 0;
-  else if (h.descr == "<i4")
-    convert<int32_t>(src, t.data<int64_t>(), n);
+      static_cast<uint8_t *>(dst)[i] = src[i] != 0;
+  else if (descr == "<i4")
+    convert<int32_t>(src, static_cast<int64_t *>(dst), n);
   else
-    convert<int64_t>(src, t.data<int64_t>(), n);
+    convert<int64_t>(src, static_cast<int64_t *>(dst), n);
+}
+
+Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
+                 const std::string &what) {
+  NpyLayout h =
+      parseNpyLayout(bytes.data(), bytes.size(), bytes.size(), want, what);
+  Tensor t(want, h.shape);
+  convertNpyElements(h, bytes.data() + h.dataOffset, t.data(), t.numElements());
   return t;
 }
 

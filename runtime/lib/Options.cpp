@@ -69,7 +69,7 @@ Options parseOptions(int argc, char **argv) {
                                         "--resume",     "--inputs",
                                         "--outputs",    "--seed",
                                         "--trace",      "--external-data",
-                                        "--pin"};
+                                        "--pin",        "--overwrite"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -77,10 +77,11 @@ Options parseOptions(int argc, char **argv) {
       throw Error("unknown flag " + inQuotes(flag) + " (see --help)",
                   ExitUsage);
     given.push_back(flag);
-    if (flag == "--resume") { // a switch: it never takes the next argument
+    if (flag == "--resume" || flag == "--overwrite") {
+      // A switch: it never takes the next argument.
       if (eq != std::string::npos)
-        throw Error("--resume takes no value", ExitUsage);
-      o.resume = true;
+        throw Error(flag + " takes no value", ExitUsage);
+      (flag == "--resume" ? o.resume : o.overwrite) = true;
       continue;
     }
     std::string value;
@@ -167,6 +168,14 @@ Options parseOptions(int argc, char **argv) {
   if (o.resume && o.checkpoint.empty())
     throw Error("--resume needs --checkpoint=DIR (where to resume from)",
                 ExitUsage);
+  if (o.overwrite && o.checkpoint.empty())
+    throw Error("--overwrite needs --checkpoint=DIR (the checkpoint to "
+                "replace)",
+                ExitUsage);
+  if (o.overwrite && o.resume)
+    throw Error("--overwrite and --resume exclude each other (--resume "
+                "continues from the checkpoint, --overwrite starts over)",
+                ExitUsage);
   if (o.checkpointEvery && o.checkpoint.empty())
     throw Error("--checkpoint-every needs --checkpoint=DIR (where to write)",
                 ExitUsage);
@@ -237,14 +246,15 @@ std::string helpText(const char *program) {
          "  --predict=FILE.npy  write output 0 over the --eval samples\n"
          "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
          "optimizer\n"
-         "                      state, step) at the end of training, "
-         "replacing\n"
-         "                      any earlier one\n"
+         "                      state, step) at the end of training; an\n"
+         "                      existing one needs --resume or --overwrite;\n"
+         "                      one run at a time per DIR (DIR/.lock)\n"
          "  --checkpoint-every=K\n"
          "                      also write it after every K-th step\n"
          "  --resume            continue from DIR/checkpoint.npz at the step\n"
          "                      after it, with the same ranks and "
          "--batch-size\n"
+         "  --overwrite         replace DIR/checkpoint.npz, starting over\n"
          "  --help              show this help\n";
 }
 

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Host tensors ------------------------------------------===//
 
 #include "autodist/runtime/Tensor.h"
+#include "autodist/runtime/Error.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,16 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   return n;
 }
 
+std::optional<int64_t> checkedByteSize(const std::vector<int64_t> &shape,
+                                       size_t elementSize) {
+  // Bytes bound the element count (elementSize >= 1), so one product does.
+  int64_t n = static_cast<int64_t>(elementSize);
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return std::nullopt;
+  return n;
+}
+
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -38,6 +49,9 @@ void Tensor::Free::operator()(std::byte *p) const { std::free(p); }
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
+  if (!checkedByteSize(shape_, dtypeSize(dtype_)))
+    throw Error("a tensor of shape " + shapeString(shape_) +
+                " is too large (its size overflows 64 bits)");
   // Round up to the alignment (aligned_alloc requires it) and never allocate
   // zero bytes, so even empty tensors have a valid, unique address.
   constexpr size_t align = 64;

@@ -7,6 +7,7 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Dataset.h"
+#include "autodist/runtime/DirectoryLock.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Manifest.h"
@@ -14,6 +15,7 @@
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
+#include "autodist/runtime/OutputPath.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Sgemm.h"
 #include "autodist/runtime/StepArena.h"
@@ -67,16 +69,8 @@ int collectively(const std::function<void()> &phase) {
   return comm::allreduceMax(code);
 }
 
-/// Fails now, before training, if `path` could not be created later.
-void checkWritable(const std::string &path) {
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  if (access(dir.empty() ? "/" : dir.c_str(), W_OK) != 0)
-    throw Error("cannot write " + inQuotes(path) + ": " + std::strerror(errno));
-}
-
 /// Fails now, before training, if checkpoint directory `dir` could not be
-/// written (or created) later.
+/// written (or created) later, or its checkpoint file is not a regular file.
 void checkCheckpointDir(const std::string &dir) {
   struct stat st;
   if (stat(dir.c_str(), &st) == 0) {
@@ -86,9 +80,10 @@ void checkCheckpointDir(const std::string &dir) {
     if (access(dir.c_str(), W_OK) != 0)
       throw Error("cannot write checkpoints to " + inQuotes(dir) + ": " +
                   std::strerror(errno));
+    checkOutputPath(Checkpoint::path(dir));
     return;
   }
-  checkWritable(dir); // its parent, where it will be created
+  checkOutputPath(dir); // its parent, where it will be created
 }
 
 /// JSON has no NaN/Infinity; a diverged loss is logged as null.
@@ -141,11 +136,16 @@ private:
   void setupInference();
   /// Rank 0: --inputs/--outputs.
   void infer();
+  /// Rank 0: locks an existing checkpoint directory and refuses to replace
+  /// its checkpoint without --resume or --overwrite.
+  void guardCheckpointDir();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
   /// Collective: every rank gets rank 0's step_, params_ and state_, and
   /// its own error-feedback residuals.
   void shareCheckpoint();
+  /// Every input and output file given (rank 0's trace file), by flag.
+  std::vector<RunFile> runFiles() const;
   /// Rank 0: the log file and the checkpoint directory.
   void openOutputs();
   /// Returns non-zero (an exit code) if writing a checkpoint failed.
@@ -197,6 +197,7 @@ private:
   int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
+  std::optional<DirectoryLock> checkpointLock_; // rank 0, with --checkpoint
 };
 
 void Trainer::reportPinning() {
@@ -217,6 +218,8 @@ void Trainer::setup() {
   opts_ = parseOptions(argc_, argv_);
   if (opts_.help)
     return;
+  if (rank_ == 0) // the rank with all the files
+    checkDistinctFiles(runFiles());
   manifest_ = Manifest::parse(model_.manifest);
   if (opts_.inferenceOnly())
     return setupInference();
@@ -245,13 +248,17 @@ void Trainer::setup() {
     nextState_.emplace_back(s.dtype, s.shape);
   }
   baseLr_ = opts_.lr ? *opts_.lr : train ? train->lr : 0.0;
+  if (rank_ == 0 && !opts_.checkpoint.empty())
+    guardCheckpointDir();
   if (opts_.resume && rank_ == 0)
     loadCheckpoint();
 
   if (!opts_.data.empty()) {
-    trainSet_.emplace(opts_.data, manifest_.inputs,
-                      hasLabels_ ? &labelsSpec_ : nullptr,
-                      /*labelsRequired=*/opts_.steps > 0);
+    // Each rank reads only its batches (stored arrays; compressed ones are
+    // loaded whole).
+    trainSet_.emplace(
+        opts_.data, manifest_.inputs, hasLabels_ ? &labelsSpec_ : nullptr,
+        /*labelsRequired=*/opts_.steps > 0, Dataset::Residency::OnDemand);
     checkLabelRange(*trainSet_);
     checkIndexRanges(*trainSet_);
     int64_t global = opts_.batchSize * size_;
@@ -266,7 +273,7 @@ void Trainer::setup() {
   }
 
   if (!opts_.trace.empty()) // every rank writes its own
-    checkWritable(trace::rankPath(opts_.trace, rank_));
+    checkOutputPath(trace::rankPath(opts_.trace, rank_));
   if (rank_ != 0)
     return; // outputs and evaluation are rank 0's
   if (!opts_.eval.empty()) {
@@ -285,9 +292,27 @@ void Trainer::setup() {
   }
   for (const std::string *out : {&opts_.log, &opts_.save, &opts_.predict})
     if (!out->empty())
-      checkWritable(*out);
+      checkOutputPath(*out);
   if (!opts_.checkpoint.empty())
     checkCheckpointDir(opts_.checkpoint);
+}
+
+std::vector<RunFile> Trainer::runFiles() const {
+  // The checkpoint is read (--resume) and rewritten: only an output here.
+  std::vector<RunFile> all = {
+      {"--data", opts_.data, false},     {"--eval", opts_.eval, false},
+      {"--inputs", opts_.inputs, false}, {"--log", opts_.log, true},
+      {"--save", opts_.save, true},      {"--predict", opts_.predict, true},
+      {"--outputs", opts_.outputs, true}};
+  if (!opts_.trace.empty())
+    all.push_back({"--trace", trace::rankPath(opts_.trace, 0), true});
+  if (!opts_.checkpoint.empty())
+    all.push_back({"--checkpoint", Checkpoint::path(opts_.checkpoint), true});
+  std::vector<RunFile> given;
+  for (RunFile &f : all)
+    if (!f.path.empty())
+      given.push_back(std::move(f));
+  return given;
 }
 
 /// Inference runs on rank 0 only (like --eval); the other ranks only agree
@@ -309,7 +334,7 @@ void Trainer::setupInference() {
                     : chooseChunkSize(manifest_.inputs, manifest_.outputs,
                                       inferSet_->numSamples(), opts_.batchSize,
                                       opts_.inputs);
-  checkWritable(opts_.outputs);
+  checkOutputPath(opts_.outputs);
 }
 
 void Trainer::infer() {
@@ -338,6 +363,21 @@ void Trainer::infer() {
               static_cast<long long>(n), static_cast<long long>(calls),
               calls == 1 ? "" : "s", inQuotes(opts_.outputs).c_str());
   std::fflush(stdout);
+}
+
+void Trainer::guardCheckpointDir() {
+  const std::string &dir = opts_.checkpoint;
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return; // created (and locked) in openOutputs(), or refused in setup()
+  checkpointLock_.emplace(dir);
+  std::string file = Checkpoint::path(dir);
+  if (!opts_.resume && !opts_.overwrite && lstat(file.c_str(), &st) == 0)
+    throw Error("checkpoint directory " + inQuotes(dir) +
+                    " already holds a checkpoint (" + inQuotes(file) +
+                    "); add --resume to continue from it or --overwrite to "
+                    "replace it",
+                ExitUsage);
 }
 
 void Trainer::loadCheckpoint() {
@@ -457,20 +497,22 @@ void Trainer::checkBatchDims() const {
 /// Class labels index the last dimension of a classifier's output; an
 /// out-of-range label would make the compiled loss read out of bounds.
 void Trainer::checkLabelRange(Dataset &ds) const {
-  const Tensor *labels = ds.labels();
+  DataArray *labels = ds.labels();
   if (!labels || labels->dtype() != DType::I64 || manifest_.outputs.empty() ||
       manifest_.outputs[0].shape.size() != 2 ||
       (manifest_.train && manifest_.train->loss != "cross_entropy"))
     return;
   int64_t classes = manifest_.outputs[0].shape[1];
-  for (int64_t i = 0; i < labels->numElements(); ++i) {
-    int64_t v = labels->data<int64_t>()[i];
-    if (v < 0 || v >= classes)
-      throw Error("array " + inQuotes(labelsSpec_.name) + " in data file " +
-                  inQuotes(ds.path()) + " has label " + std::to_string(v) +
-                  " at sample " + std::to_string(i) + ", outside [0, " +
-                  std::to_string(classes) + ")");
-  }
+  labels->forEachChunk([&](const void *chunk, int64_t first, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = static_cast<const int64_t *>(chunk)[i];
+      if (v < 0 || v >= classes)
+        throw Error("array " + inQuotes(labelsSpec_.name) + " in data file " +
+                    inQuotes(ds.path()) + " has label " + std::to_string(v) +
+                    " at sample " + std::to_string(first + i) +
+                    ", outside [0, " + std::to_string(classes) + ")");
+    }
+  });
 }
 
 /// Inputs the model uses as indices (token ids into an embedding table):
@@ -479,20 +521,23 @@ void Trainer::checkLabelRange(Dataset &ds) const {
 void Trainer::checkIndexRanges(Dataset &ds) const {
   for (size_t k = 0; k < manifest_.inputs.size(); ++k) {
     const TensorSpec &spec = manifest_.inputs[k];
-    const Tensor &data = ds.inputs()[k];
     if (!spec.indexBound)
       continue;
     int64_t bound = *spec.indexBound;
-    for (int64_t i = 0; i < data.numElements(); ++i) {
-      int64_t v = data.data<int64_t>()[i];
-      if (v < -bound || v >= bound)
-        throw Error("array " + inQuotes(spec.name) + " in data file " +
-                    inQuotes(ds.path()) + " has value " + std::to_string(v) +
-                    " at element " + std::to_string(i) + ", outside [" +
-                    std::to_string(-bound) + ", " + std::to_string(bound) +
-                    ") (the model indexes a dimension of size " +
-                    std::to_string(bound) + " with it)");
-    }
+    ds.inputs()[k].forEachChunk([&](const void *chunk, int64_t first,
+                                    int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = static_cast<const int64_t *>(chunk)[i];
+        if (v < -bound || v >= bound)
+          throw Error("array " + inQuotes(spec.name) + " in data file " +
+                      inQuotes(ds.path()) + " has value " + std::to_string(v) +
+                      " at element " + std::to_string(first + i) +
+                      ", outside [" + std::to_string(-bound) + ", " +
+                      std::to_string(bound) +
+                      ") (the model indexes a dimension of size " +
+                      std::to_string(bound) + " with it)");
+      }
+    });
   }
 }
 
@@ -503,9 +548,13 @@ void Trainer::openOutputs() {
   if (!dir.empty() && mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
     throw Error("cannot create checkpoint directory " + inQuotes(dir) + ": " +
                 std::strerror(errno));
+  if (!dir.empty() && !checkpointLock_)
+    checkpointLock_.emplace(dir);
   if (opts_.log.empty())
     return;
-  log_ = std::fopen(opts_.log.c_str(), "w");
+  // Checked in setup() to be a regular file (or none); through a symlink,
+  // its target.
+  log_ = std::fopen(followSymlinks(opts_.log).c_str(), "w");
   if (!log_)
     throw Error("cannot write " + inQuotes(opts_.log) + ": " +
                 std::strerror(errno));
@@ -551,10 +600,11 @@ int Trainer::train() {
     for (Tensor &s : state_)
       args.add(s);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(trainSet_->inputs()[i].rowData(sample),
+      args.add(trainSet_->inputs()[i].rows(sample, batch),
                manifest_.inputs[i].shape, batch);
     if (hasLabels_)
-      args.add(trainSet_->labels()->rowData(sample), labelsSpec_.shape, batch);
+      args.add(trainSet_->labels()->rows(sample, batch), labelsSpec_.shape,
+               batch);
     args.add(lr);
     args.add(stepArg);
     if (seed) {
@@ -676,7 +726,7 @@ void Trainer::evaluate() {
     for (Tensor &p : params_)
       args.add(p);
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(ds.inputs()[i].rowData(first),
+      args.add(ds.inputs()[i].rows(first, rows),
                manifest_.inputs[i].withBatch(rows));
     for (size_t j = 0; j < outs.size(); ++j)
       args.add(j == 0 && all ? all->rowData(first) : scratch[j].data(),
@@ -685,11 +735,11 @@ void Trainer::evaluate() {
     model_.forward(args.get());
   }
 
-  if (const Tensor *labels = ds.labels()) {
+  if (DataArray *labels = ds.labels()) {
+    const auto *classes = static_cast<const int64_t *>(labels->rows(0, n));
     int64_t correct = 0;
     for (int64_t i = 0; i < n; ++i)
-      correct += predictedClass(*all, i, all->rowElements()) ==
-                 labels->data<int64_t>()[i];
+      correct += predictedClass(*all, i, all->rowElements()) == classes[i];
     std::printf("test accuracy: %.4f (%lld/%lld)\n",
                 n ? double(correct) / n : 0.0, static_cast<long long>(correct),
                 static_cast<long long>(n));

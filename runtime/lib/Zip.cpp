@@ -2,13 +2,14 @@
 
 #include "autodist/runtime/Zip.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/ZipFormat.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include "autodist/runtime/ZipFormat.h"
-
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 namespace autodist::rt {
@@ -24,24 +25,62 @@ void ZipArchive::fail(const std::string &what) const {
 
 ZipArchive::ZipArchive(const std::string &path, const std::string &kind)
     : label_(kind + " " + inQuotes(path)) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused).
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd_ < 0)
     throw Error("cannot open " + label_ + ": " + std::strerror(errno));
-  std::streamoff size = in.tellg();
-  in.seekg(0);
-  if (size >= 0)
-    bytes_.resize(size);
-  if (size < 0 || !in.read(reinterpret_cast<char *>(bytes_.data()), size))
-    throw Error("cannot read " + label_);
-  parseCentralDirectory();
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    int err = errno;
+    close(fd_);
+    throw Error("cannot read " + label_ + ": " + std::strerror(err));
+  }
+  // A directory "opens" too, and a FIFO or device has no size to index.
+  if (!S_ISREG(st.st_mode)) {
+    close(fd_);
+    throw Error(label_ + " is " +
+                (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                "; expected a .npz file");
+  }
+  fileSize_ = st.st_size;
+  try {
+    parseCentralDirectory();
+  } catch (...) {
+    close(fd_);
+    throw;
+  }
+}
+
+ZipArchive::~ZipArchive() { close(fd_); }
+
+void ZipArchive::readAt(uint64_t offset, void *dst, uint64_t size) const {
+  auto out = static_cast<uint8_t *>(dst);
+  for (uint64_t done = 0; done < size;) {
+    ssize_t n = pread(fd_, out + done, std::min<uint64_t>(size - done, 1 << 30),
+                      static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw Error("cannot read " + label_ + ": " +
+                  (n < 0 ? std::strerror(errno) : "the file shrank"));
+    done += n;
+  }
 }
 
 uint64_t ZipArchive::field(uint64_t pos, unsigned width) const {
-  if (pos > bytes_.size() || width > bytes_.size() - pos)
+  if (pos > fileSize_ || width > fileSize_ - pos)
     fail("truncated");
+  if (pos < windowStart_ || pos + width > windowStart_ + window_.size()) {
+    // Centred on `pos`: the end record is searched backwards and the
+    // central directory read forwards.
+    constexpr uint64_t kWindow = 1 << 16;
+    windowStart_ = pos > kWindow / 2 ? pos - kWindow / 2 : 0;
+    window_.resize(std::min(kWindow, fileSize_ - windowStart_));
+    readAt(windowStart_, window_.data(), window_.size());
+  }
   uint64_t v = 0;
   for (unsigned i = width; i-- > 0;)
-    v = v << 8 | bytes_[pos + i];
+    v = v << 8 | window_[pos - windowStart_ + i];
   return v;
 }
 
@@ -51,9 +90,9 @@ void ZipArchive::parseCentralDirectory() {
   auto u64 = [&](uint64_t pos) { return field(pos, 8); };
 
   // The end record is the last 22 bytes plus a comment of up to 64 KiB.
-  if (bytes_.size() < 22)
+  if (fileSize_ < 22)
     fail("too small");
-  uint64_t end = bytes_.size() - 22;
+  uint64_t end = fileSize_ - 22;
   uint64_t lowest = end > 0xffff ? end - 0xffff : 0;
   while (u32(end) != kEndSig) {
     if (end == lowest)
@@ -82,10 +121,12 @@ void ZipArchive::parseCentralDirectory() {
     uint64_t nameLen = u16(pos + 28), extraLen = u16(pos + 30),
              commentLen = u16(pos + 32);
     e.localHeaderOffset = u32(pos + 42);
-    if (pos + 46 > bytes_.size() ||
-        nameLen + extraLen + commentLen > bytes_.size() - (pos + 46))
+    if (pos + 46 > fileSize_ ||
+        nameLen + extraLen + commentLen > fileSize_ - (pos + 46))
       fail("truncated");
-    e.name.assign(reinterpret_cast<const char *>(&bytes_[pos + 46]), nameLen);
+    e.name.resize(nameLen);
+    for (uint64_t k = 0; k < nameLen; ++k)
+      e.name[k] = static_cast<char>(field(pos + 46 + k, 1));
     // Zip64 extra: 64-bit values for exactly the fields saturated above.
     for (uint64_t x = pos + 46 + nameLen, xEnd = x + extraLen; x + 4 <= xEnd;) {
       uint64_t id = u16(x), len = u16(x + 2), value = x + 4;
@@ -115,38 +156,76 @@ bool ZipArchive::contains(const std::string &name) const {
                      [&](const Entry &e) { return e.name == name; });
 }
 
-std::vector<uint8_t> ZipArchive::read(const std::string &name) const {
+const ZipArchive::Entry &ZipArchive::find(const std::string &name) const {
   auto it = std::find_if(entries_.begin(), entries_.end(),
                          [&](const Entry &e) { return e.name == name; });
   if (it == entries_.end())
     throw Error(label_ + " has no entry " + inQuotes(name));
-  const Entry &e = *it;
-  const std::string entry = "entry " + inQuotes(name) + ": ";
-  if (e.flags & 1)
-    fail(entry + "encrypted");
+  if (it->flags & 1)
+    fail("entry " + inQuotes(name) + ": encrypted");
+  return *it;
+}
 
+uint64_t ZipArchive::dataOffset(const Entry &e) const {
   // Skip the local header; its own name/extra lengths may differ from the
   // central directory's.
+  const std::string entry = "entry " + inQuotes(e.name) + ": ";
   uint64_t h = e.localHeaderOffset;
   if (field(h, 4) != kLocalHeaderSig)
     fail(entry + "bad local header");
   uint64_t data = h + 30 + field(h + 26, 2) + field(h + 28, 2);
-  if (data > bytes_.size() || e.compressedSize > bytes_.size() - data)
+  if (data > fileSize_ || e.compressedSize > fileSize_ - data)
     fail(entry + "truncated");
-  const uint8_t *src = bytes_.data() + data;
+  return data;
+}
 
+std::optional<ZipArchive::Region>
+ZipArchive::storedRegion(const std::string &name) const {
+  const Entry &e = find(name);
+  if (e.method != 0)
+    return std::nullopt;
+  if (e.compressedSize != e.size)
+    fail("entry " + inQuotes(name) + ": stored size mismatch");
+  uint64_t data = dataOffset(e);
+  // The CRC covers the whole entry: check it now, through a fixed buffer,
+  // so that reading parts of it later needs no check.
+  std::vector<uint8_t> chunk(std::min<uint64_t>(e.size, 1 << 20));
+  uLong crc = crc32_z(0, nullptr, 0);
+  for (uint64_t done = 0; done < e.size; done += chunk.size()) {
+    chunk.resize(std::min<uint64_t>(chunk.size(), e.size - done));
+    readAt(data + done, chunk.data(), chunk.size());
+    crc = crc32_z(crc, chunk.data(), chunk.size());
+  }
+  if (crc != e.crc)
+    fail("entry " + inQuotes(name) + ": CRC mismatch");
+  return Region{data, e.size};
+}
+
+std::vector<uint8_t> ZipArchive::read(const std::string &name) const {
+  const Entry &e = find(name);
+  const std::string entry = "entry " + inQuotes(name) + ": ";
+  uint64_t data = dataOffset(e);
   std::vector<uint8_t> out;
   if (e.method == 0) {
     if (e.compressedSize != e.size)
       fail(entry + "stored size mismatch");
-    out.assign(src, src + e.size);
+    out.resize(e.size);
+    readAt(data, out.data(), out.size());
   } else if (e.method == 8) {
+    // Deflate expands at most 1032:1; a larger declared size is a corrupt
+    // (or hostile) entry, not a reason to allocate it.
+    if (e.size / 1032 > e.compressedSize + 1)
+      fail(entry + "declared size " + std::to_string(e.size) +
+           " is impossible for " + std::to_string(e.compressedSize) +
+           " compressed bytes");
+    std::vector<uint8_t> compressed(e.compressedSize);
+    readAt(data, compressed.data(), compressed.size());
     out.resize(e.size);
     z_stream zs{};
     if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) // raw deflate, no header
       fail(entry + "zlib init failed");
     uint64_t inLeft = e.compressedSize, outLeft = e.size;
-    zs.next_in = const_cast<Bytef *>(src);
+    zs.next_in = compressed.data();
     zs.next_out = out.data();
     int rc = Z_OK;
     while (rc == Z_OK) {

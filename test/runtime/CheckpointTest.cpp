@@ -263,3 +263,12 @@ TEST(NpzWriter, NothingWithoutCommit) {
   for (const std::string &f : filesIn(dir))
     EXPECT_EQ(f.find("b.npz.tmp-"), std::string::npos) << f;
 }
+
+TEST_F(CheckpointFixture, ResidualSizesThatOverflow) {
+  // residual_sizes come from the file: their sum must not wrap around.
+  Residuals r{{int64_t(1) << 62, int64_t(1) << 62}, {{1, 2}, {3, 4}}};
+  Checkpoint::write(dir, info, params, paramValues, state, stateValues, r);
+  EXPECT_EQ(readError(params, state),
+            "checkpoint '" + Checkpoint::path(dir) +
+                "' has residual sizes whose sum overflows 64 bits");
+}

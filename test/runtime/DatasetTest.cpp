@@ -6,6 +6,8 @@
 #include "TestUtil.h"
 #include "ZipWriter.h"
 
+#include <cstring>
+
 using namespace autodist::rt;
 using namespace autodist::rt::test;
 
@@ -80,4 +82,69 @@ TEST(Dataset, WholeInputsWithoutBatchDimension) {
   // A batched input keeps the sample semantics.
   EXPECT_FALSE(
       Dataset(writeData({5, 2, 3}, 5), kInputs, nullptr, false).whole());
+}
+
+TEST(Dataset, OnDemandRowsEqualTheLoadedArrays) {
+  // Stored arrays are read a batch at a time, converted like decodeNpy
+  // (float64 -> f32, int32 -> i64); deflated ones are loaded whole.
+  const std::vector<TensorSpec> inputs = {{"x", {-1, 2, 3}, DType::F32},
+                                          {"d", {-1, 2}, DType::F32}};
+  double d[10];
+  int32_t labels[5];
+  for (int i = 0; i < 10; ++i)
+    d[i] = 0.25 * i - 1;
+  for (int i = 0; i < 5; ++i)
+    labels[i] = 4 - i;
+  Tensor x(DType::F32, {5, 2, 3});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = 1.5f * i;
+  for (bool deflate : {false, true}) {
+    std::string path = tempPath(deflate ? "deflated.npz" : "stored.npz");
+    writeZip(path,
+             {{"x.npy", encodeNpy(x)},
+              {"d.npy", makeNpy("<f8", "(5, 2)", d, sizeof d)},
+              {"labels.npy", makeNpy("<i4", "(5,)", labels, sizeof labels)}},
+             deflate);
+    Dataset loaded(path, inputs, &kLabels, true);
+    Dataset onDemand(path, inputs, &kLabels, true,
+                     Dataset::Residency::OnDemand);
+    ASSERT_EQ(onDemand.numSamples(), 5);
+    EXPECT_EQ(onDemand.inputs()[0].inMemory(), deflate);
+    EXPECT_EQ(onDemand.inputs()[1].shape(), (std::vector<int64_t>{5, 2}));
+    for (int64_t first : {0, 2, 3}) {
+      int64_t count = 5 - first < 2 ? 5 - first : 2;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        DataArray &a = loaded.inputs()[k], &b = onDemand.inputs()[k];
+        size_t bytes = count * a.tensor().rowElements() * 4;
+        EXPECT_EQ(
+            std::memcmp(a.rows(first, count), b.rows(first, count), bytes), 0)
+            << "array " << k << " rows " << first;
+      }
+      EXPECT_EQ(std::memcmp(loaded.labels()->rows(first, count),
+                            onDemand.labels()->rows(first, count), count * 8),
+                0);
+    }
+    std::vector<int64_t> seen;
+    onDemand.labels()->forEachChunk(
+        [&](const void *p, int64_t first, int64_t n) {
+          EXPECT_EQ(first, static_cast<int64_t>(seen.size()));
+          auto *v = static_cast<const int64_t *>(p);
+          seen.insert(seen.end(), v, v + n);
+        });
+    EXPECT_EQ(seen, (std::vector<int64_t>{4, 3, 2, 1, 0}));
+  }
+}
+
+TEST(Dataset, OnDemandChecksSizesAndCrc) {
+  // The stored entry's CRC is checked once when it is opened, and its
+  // header as when it is loaded.
+  std::string path = tempPath("bad.npz");
+  float f[4] = {};
+  writeZip(path, {{"x.npy", makeNpy("<f4", "(5, 2, 3)", f, sizeof f)}}, false);
+  const TensorSpec *none = nullptr;
+  EXPECT_EQ(errorOf([&] {
+              Dataset(path, kInputs, none, false, Dataset::Residency::OnDemand);
+            }),
+            "array 'x' in data file '" + path +
+                "' has 16 data bytes, but shape [5, 2, 3] needs 120");
 }

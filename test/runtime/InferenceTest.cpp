@@ -61,18 +61,20 @@ struct Model {
                                  spec("ids", {-1}, DType::I64)};
   std::vector<TensorSpec> outputs{spec("y", {-1, 2}),
                                   spec("twice", {-1}, DType::I64)};
-  std::vector<Tensor> params, data;
+  std::vector<Tensor> params;
+  std::vector<DataArray> data;
   int64_t n;
 
   explicit Model(int64_t n) : n(n) {
     params.emplace_back(DType::F32, std::vector<int64_t>{1});
     *params[0].data<float>() = 0.5f;
-    data.emplace_back(DType::F32, std::vector<int64_t>{n, 2});
-    data.emplace_back(DType::I64, std::vector<int64_t>{n});
+    Tensor x(DType::F32, {n, 2}), ids(DType::I64, {n});
     for (int64_t i = 0; i < 2 * n; ++i)
-      data[0].data<float>()[i] = static_cast<float>(i);
+      x.data<float>()[i] = static_cast<float>(i);
     for (int64_t i = 0; i < n; ++i)
-      data[1].data<int64_t>()[i] = 100 * i;
+      ids.data<int64_t>()[i] = 100 * i;
+    data.emplace_back(std::move(x));
+    data.emplace_back(std::move(ids));
   }
 
   std::vector<Tensor> run(FakeForward &fwd, int64_t chunk) {

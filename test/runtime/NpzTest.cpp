@@ -6,9 +6,13 @@
 #include "TestUtil.h"
 #include "ZipWriter.h"
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace autodist::rt;
 using namespace autodist::rt::test;
@@ -191,4 +195,72 @@ TEST(Npy, BoolArrays) {
             }),
             "array 'm' has dtype '|b1'; expected float32 or float64 ('<f4', "
             "'<f8')");
+}
+
+TEST(Npy, CheckedByteSize) {
+  EXPECT_EQ(checkedByteSize({}, 4), 4);
+  EXPECT_EQ(checkedByteSize({2, 3}, 8), 48);
+  EXPECT_EQ(checkedByteSize({0, int64_t(1) << 62}, 4), 0);
+  EXPECT_EQ(checkedByteSize({int64_t(1) << 61, 4}, 1), std::nullopt);
+  EXPECT_EQ(checkedByteSize({int64_t(1) << 62}, 2), std::nullopt);
+  EXPECT_EQ(checkedByteSize({-1}, 4), std::nullopt);
+}
+
+TEST(Npy, RejectsShapesWhoseSizeOverflows) {
+  // (2^62 + 1) x 4 elements wrap around to 4 in 64 bits: 16 bytes of data
+  // would pass a wrapping size check and then be indexed as 2^62 rows.
+  float f[4] = {};
+  std::string what = "array 'x' in data file 'big.npz'";
+  EXPECT_EQ(errorOf([&] {
+              decodeNpy(makeNpy("<f4", "(4611686018427387905, 4)", f, sizeof f),
+                        DType::F32, what);
+            }),
+            what + " has shape [4611686018427387905, 4], whose size "
+                   "overflows 64 bits");
+  // Stored as int32 the size fits; converted to int64 it does not.
+  EXPECT_NE(errorOf([&] {
+              decodeNpy(makeNpy("<i4", "(1152921504606846976, 1)", f, 0),
+                        DType::I64, what);
+            }).find("whose size overflows 64 bits"),
+            std::string::npos);
+}
+
+TEST(Npz, RejectsImpossibleDeflatedSize) {
+  // A deflated entry that claims to expand far beyond deflate's 1032:1 is
+  // reported, not allocated ("out of memory" before).
+  std::string path = tempPath("bomb.npz");
+  float f[4] = {};
+  writeZip(path, {{"x.npy", makeNpy("<f4", "(4,)", f, sizeof f)}}, true);
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(io)),
+                          std::istreambuf_iterator<char>());
+  // The central directory entry's uncompressed size (offset 24).
+  std::string sig = "PK\x01\x02";
+  auto at = std::search(bytes.begin(), bytes.end(), sig.begin(), sig.end());
+  ASSERT_NE(at, bytes.end());
+  io.seekp((at - bytes.begin()) + 24);
+  io.write("\x00\x00\x00\x7f", 4); // 2 GiB
+  io.close();
+  EXPECT_NE(errorOf([&] {
+              NpzFile(path).read("x", DType::F32);
+            }).find("entry 'x.npy': declared size 2130706432 is impossible"),
+            std::string::npos);
+}
+
+TEST(Npz, RejectsDirectoriesAndFifos) {
+  // A directory opened as a file used to read as a huge size ("out of
+  // memory"); a FIFO would block.
+  std::string dir = tempPath("dir.npz"), fifo = tempPath("fifo.npz");
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkdir(dir.c_str(), 0777), 0);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+  EXPECT_EQ(errorOf([&] { NpzFile npz(dir); }),
+            "data file '" + dir + "' is a directory; expected a .npz file");
+  EXPECT_EQ(errorOf([&] { NpzFile npz(fifo); }),
+            "data file '" + fifo +
+                "' is not a regular file; expected a .npz "
+                "file");
+  rmdir(dir.c_str());
+  unlink(fifo.c_str());
 }

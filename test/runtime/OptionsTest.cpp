@@ -103,6 +103,17 @@ TEST(Options, Errors) {
             "--checkpoint-every needs --checkpoint=DIR (where to write)");
   EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--resume=yes"}),
             "--resume takes no value");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--overwrite"}),
+            "--overwrite needs --checkpoint=DIR (the checkpoint to replace)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--checkpoint=ck",
+                        "--overwrite", "--resume"}),
+            "--overwrite and --resume exclude each other (--resume continues "
+            "from the checkpoint, --overwrite starts over)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--overwrite=1"}),
+            "--overwrite takes no value");
+  EXPECT_TRUE(
+      parse({"--steps=0", "--batch-size=2", "--checkpoint=ck", "--overwrite"})
+          .overwrite);
   EXPECT_EQ(usageError({"--resume", "ckpt"}),
             "unexpected argument 'ckpt' (see --help)");
   EXPECT_EQ(usageError({"--checkpoint-every=0"}),
@@ -119,7 +130,7 @@ TEST(Options, HelpListsEveryFlag) {
   for (const char *flag :
        {"--data", "--steps", "--batch-size", "--lr", "--log", "--save",
         "--eval", "--predict", "--checkpoint", "--checkpoint-every", "--resume",
-        "--inputs", "--outputs", "--seed", "--pin", "--help"})
+        "--inputs", "--outputs", "--seed", "--pin", "--overwrite", "--help"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

@@ -5,6 +5,7 @@
 
 #include "autodist/runtime/Error.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
 #include <sys/stat.h>
@@ -16,6 +17,14 @@ inline std::string tempPath(const std::string &name) {
   const auto *info = testing::UnitTest::GetInstance()->current_test_info();
   return testing::TempDir() + "autodist_rt_" + info->test_suite_name() + "_" +
          info->name() + "_" + name;
+}
+
+/// An empty directory at tempPath(name) (emptied if a run before left it).
+inline std::string freshDir(const std::string &name) {
+  std::string dir = tempPath(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directory(dir);
+  return dir;
 }
 
 inline bool fileExists(const std::string &path) {

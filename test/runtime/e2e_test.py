@@ -213,14 +213,15 @@ def test_resume(exe, mpi2, log1):
               open("%s_straight.onnx" % name, "rb").read(),
               "%s: --save after resuming writes the same bytes" % name)
         check(checkpoint_meta(ck + "/checkpoint.npz")[0]["step"] == 10 and
-              os.listdir(ck) == ["checkpoint.npz"],
+              sorted(os.listdir(ck)) == [".lock", "checkpoint.npz"],
               "%s: the final checkpoint (step 10) replaced the first" % name)
 
     # --checkpoint-every, then resuming past the end of the first run: the
     # 12-step single-process log of main() continues exactly.
     p = run([exe, "--data=train.npz", "--batch-size=8", "--steps=10",
              "--checkpoint=ck_every", "--checkpoint-every=4"])
-    check(p is not None and os.listdir("ck_every") == ["checkpoint.npz"] and
+    check(p is not None and
+          sorted(os.listdir("ck_every")) == [".lock", "checkpoint.npz"] and
           checkpoint_meta("ck_every/checkpoint.npz")[0]["step"] == 10,
           "--checkpoint-every=4 keeps one checkpoint, the final one")
     p = run([exe, "--data=train.npz", "--batch-size=8", "--steps=12",

@@ -18,7 +18,11 @@ namespace autodist::rt {
 
 /// Streams a file into `path`.tmp-XXXXXX; commit() renames it to `path`.
 /// Destroyed without commit() (e.g. by an exception), it removes the
-/// temporary. Errors are Error naming `path`.
+/// temporary. Errors are Error naming `path`. A symlink at `path` is
+/// followed (the temporary goes beside its target, which is replaced; the
+/// link stays); anything but a regular file there is refused
+/// (checkOutputPath). A SIGINT/SIGTERM/SIGHUP while the temporary exists
+/// removes it (TempFileRegistry.h).
 class AtomicFileWriter {
 public:
   explicit AtomicFileWriter(const std::string &path);
@@ -36,8 +40,9 @@ public:
 private:
   [[noreturn]] void fail(int err);
 
-  std::string path_, tmp_;
+  std::string path_, target_, tmp_;
   int fd_ = -1;
+  int slot_ = -1; // tempfiles:: slot of tmp_ (removed on SIGINT/SIGTERM)
   uint64_t offset_ = 0;
 };
 

@@ -9,8 +9,8 @@
 #ifndef AUTODIST_RUNTIME_DATASET_H
 #define AUTODIST_RUNTIME_DATASET_H
 
+#include "autodist/runtime/DataArray.h"
 #include "autodist/runtime/Manifest.h"
-#include "autodist/runtime/Tensor.h"
 
 #include <optional>
 #include <string>
@@ -20,27 +20,33 @@ namespace autodist::rt {
 
 class Dataset {
 public:
-  /// Loads and validates `path`. `labels` may be null (no labels wanted);
+  /// How the arrays are held: all in memory, or those stored uncompressed
+  /// read from the file as their rows are used (DataArray).
+  enum class Residency { InMemory, OnDemand };
+
+  /// Opens and validates `path`. `labels` may be null (no labels wanted);
   /// if the file lacks them that is an error only when `labelsRequired`.
   Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
-          const TensorSpec *labels, bool labelsRequired);
+          const TensorSpec *labels, bool labelsRequired,
+          Residency residency = Residency::InMemory);
 
   const std::string &path() const { return path_; }
   /// 1 when whole() is true.
   int64_t numSamples() const { return numSamples_; }
   /// Whether no input has a batch dimension and the file gives each at
   /// exactly its shape: the arrays are one call's arguments, not samples.
+  /// They are then in memory.
   bool whole() const { return whole_; }
-  std::vector<Tensor> &inputs() { return inputs_; }
+  std::vector<DataArray> &inputs() { return inputs_; }
   /// Null when the file has no labels (or none were asked for).
-  Tensor *labels() { return labels_ ? &*labels_ : nullptr; }
+  DataArray *labels() { return labels_ ? &*labels_ : nullptr; }
 
 private:
   std::string path_;
   int64_t numSamples_ = -1;
   bool whole_ = false;
-  std::vector<Tensor> inputs_;
-  std::optional<Tensor> labels_;
+  std::vector<DataArray> inputs_;
+  std::optional<DataArray> labels_;
 };
 
 } // namespace autodist::rt

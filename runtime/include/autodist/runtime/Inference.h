@@ -12,6 +12,7 @@
 #ifndef AUTODIST_RUNTIME_INFERENCE_H
 #define AUTODIST_RUNTIME_INFERENCE_H
 
+#include "autodist/runtime/DataArray.h"
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Tensor.h"
 
@@ -40,12 +41,12 @@ using ForwardFn = std::function<void(void **args)>;
 /// Calls `forward` (docs/abi.md: params, inputs, then outputs) on samples
 /// [first, first + chunk) for first = 0, chunk, 2*chunk, ... (the last chunk
 /// may be smaller) and returns one tensor per output spec, over all samples.
-/// `inputs` holds one tensor per input spec whose leading dimension is the
+/// `inputs` holds one array per input spec whose leading dimension is the
 /// sample count. `chunk` must come from chooseChunkSize.
 std::vector<Tensor>
 runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
                   const std::vector<TensorSpec> &inputSpecs,
-                  std::vector<Tensor> &inputs,
+                  std::vector<DataArray> &inputs,
                   const std::vector<TensorSpec> &outputSpecs,
                   int64_t numSamples, int64_t chunk);
 

@@ -17,6 +17,34 @@
 
 namespace autodist::rt {
 
+/// How a .npy array is stored: its header, checked against the dtype wanted
+/// and the bytes present.
+struct NpyLayout {
+  std::string descr; // "<f4", "<f8", "<i4", "<i8" or "|b1"
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  size_t dataOffset = 0;    // header bytes; the elements follow
+  size_t itemSize = 0;      // bytes per stored element
+  DType dtype = DType::F32; // what the elements convert to
+};
+
+/// The size of the header that `prefix` (the first `size` bytes of a .npy,
+/// at least 12 if there are that many) begins, or 0 if it is not one.
+size_t npyHeaderBytes(const uint8_t *prefix, size_t size);
+
+/// Parses the .npy header in `header` (`headerSize` bytes, at least
+/// npyHeaderBytes) of a .npy of `totalSize` bytes and checks it: a dtype
+/// that converts to `want`, C order, a shape whose sizes do not overflow and
+/// exactly the data bytes it needs. Errors name the array as `what`.
+NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
+                         uint64_t totalSize, DType want,
+                         const std::string &what);
+
+/// Converts `n` elements stored as `layout` at `src` to `layout.dtype` at
+/// `dst`.
+void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
+                        int64_t n);
+
 /// Decodes `bytes` as a tensor of dtype `want`. `what` names the array in
 /// errors, e.g. "array 'x' in data file 'train.npz'".
 Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,

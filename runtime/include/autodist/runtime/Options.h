@@ -23,6 +23,7 @@ struct Options {
   std::string checkpoint;      // --checkpoint: directory, empty = none
   int64_t checkpointEvery = 0; // --checkpoint-every; 0 = at the end only
   bool resume = false;         // --resume: continue from --checkpoint
+  bool overwrite = false;      // --overwrite: replace its checkpoint
   bool help = false;
   // --external-data: where the model's ONNX external data files are
   // (default: the directory recorded at compile time).

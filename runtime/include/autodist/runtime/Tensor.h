@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,14 +25,23 @@ enum class DType { F32, I64, Bool };
 
 size_t dtypeSize(DType dtype);
 
-/// Product of the dimensions (1 for rank 0).
+/// Product of the dimensions (1 for rank 0). Unchecked: for shapes already
+/// validated (a Tensor's, the manifest's).
 int64_t numElements(const std::vector<int64_t> &shape);
+/// The byte size of an array of `shape` with `elementSize`-byte elements, or
+/// nullopt if a dimension is negative or the element count or the byte size
+/// overflows int64. Every shape read from a file goes through this before
+/// anything is allocated or indexed with it.
+std::optional<int64_t> checkedByteSize(const std::vector<int64_t> &shape,
+                                       size_t elementSize);
 /// "[2, 3]".
 std::string shapeString(const std::vector<int64_t> &shape);
 
 class Tensor {
 public:
-  /// Zero-initialised, 64-byte aligned storage.
+  /// Zero-initialised, 64-byte aligned storage. Throws Error if the byte
+  /// size of `shape` overflows (callers with file-given shapes check first,
+  /// naming the file).
   Tensor(DType dtype, std::vector<int64_t> shape);
 
   DType dtype() const { return dtype_; }

@@ -1,0 +1,31 @@
+//===- TempFileRegistry.h - Temporaries removed on signals ------*- C++ -*-===//
+//
+// An output is written to a temporary beside it and renamed (AtomicFile.h).
+// A run stopped by Ctrl-C, `kill` or the batch system's SIGTERM would leave
+// that `*.tmp-XXXXXX` behind (a checkpoint's can be as large as the model).
+// The temporaries being written are registered here, in a fixed table of
+// paths, and a handler for SIGINT, SIGTERM and SIGHUP unlinks them (only
+// async-signal-safe calls) and re-raises the signal with the action that
+// was there before (the default: the process ends, by that signal). The
+// outputs themselves are untouched: the old file stays until the rename.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_TEMPFILEREGISTRY_H
+#define AUTODIST_RUNTIME_TEMPFILEREGISTRY_H
+
+#include <string>
+
+namespace autodist::rt::tempfiles {
+
+/// Registers the temporary `path` (installing the handlers the first time);
+/// returns its slot for forget(), or -1 if the table is full (the file is
+/// then not removed on a signal).
+int remember(const std::string &path);
+/// Unregisters slot `slot` (after the file was renamed or removed); -1 is
+/// ignored.
+void forget(int slot);
+
+} // namespace autodist::rt::tempfiles
+
+#endif // AUTODIST_RUNTIME_TEMPFILEREGISTRY_H

@@ -1,0 +1,69 @@
+//===- DataArray.cpp - One array of a data file ---------------------------===//
+
+#include "autodist/runtime/DataArray.h"
+
+#include <algorithm>
+
+namespace autodist::rt {
+
+namespace {
+int64_t rowElementsOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (size_t i = 1; i < shape.size(); ++i)
+    n *= shape[i];
+  return n;
+}
+} // namespace
+
+DataArray::DataArray(Tensor t)
+    : dtype_(t.dtype()), shape_(t.shape()), rowElements_(t.rowElements()),
+      memory_(std::move(t)) {}
+
+DataArray::DataArray(std::shared_ptr<const NpzFile> npz, NpyLayout layout,
+                     uint64_t offset)
+    : dtype_(layout.dtype), shape_(layout.shape),
+      rowElements_(rowElementsOf(layout.shape)), npz_(std::move(npz)),
+      layout_(std::move(layout)), offset_(offset) {}
+
+void *DataArray::rows(int64_t first, int64_t count) {
+  if (memory_)
+    return memory_->rowData(first);
+  // Sizes fit: the whole array's were checked (parseNpyLayout).
+  if (!batch_ || batch_->shape()[0] < count) {
+    std::vector<int64_t> shape = shape_;
+    shape[0] = count;
+    batch_.emplace(dtype_, shape);
+  }
+  int64_t n = count * rowElements_;
+  uint64_t at = offset_ + first * rowElements_ * layout_.itemSize;
+  uint64_t bytes = n * layout_.itemSize;
+  // Stored exactly as the ABI wants (bools are normalised to 0/1 below).
+  bool asIs = (dtype_ == DType::F32 && layout_.descr == "<f4") ||
+              (dtype_ == DType::I64 && layout_.descr == "<i8");
+  if (asIs) {
+    npz_->readAt(at, batch_->data(), bytes);
+  } else {
+    raw_.resize(std::max<uint64_t>(raw_.size(), bytes));
+    npz_->readAt(at, raw_.data(), bytes);
+    convertNpyElements(layout_, raw_.data(), batch_->data(), n);
+  }
+  return batch_->data();
+}
+
+void DataArray::forEachChunk(
+    const std::function<void(const void *, int64_t, int64_t)> &fn) {
+  int64_t rowsTotal = shape_.empty() ? 1 : shape_[0];
+  if (memory_) {
+    fn(memory_->data(), 0, memory_->numElements());
+    return;
+  }
+  // About 1M elements at a time: bounded memory, few reads.
+  int64_t step = std::max<int64_t>(1, (int64_t(1) << 20) /
+                                          std::max<int64_t>(rowElements_, 1));
+  for (int64_t first = 0; first < rowsTotal; first += step) {
+    int64_t count = std::min(step, rowsTotal - first);
+    fn(rows(first, count), first * rowElements_, count * rowElements_);
+  }
+}
+
+} // namespace autodist::rt
