@@ -69,7 +69,7 @@ Options parseOptions(int argc, char **argv) {
                                         "--resume",     "--inputs",
                                         "--outputs",    "--seed",
                                         "--trace",      "--external-data",
-                                        "--pin"};
+                                        "--pin",        "--on-nonfinite"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -107,6 +107,11 @@ Options parseOptions(int argc, char **argv) {
         throw invalid(flag, value, "expected auto, cores or none");
       o.pin = *mode;
       o.pinGiven = true;
+    } else if (flag == "--on-nonfinite") {
+      std::optional<NonFinitePolicy> policy = parseNonFinitePolicy(value);
+      if (!policy)
+        throw invalid(flag, value, "expected stop, skip or continue");
+      o.onNonFinite = *policy;
     } else if (flag == "--checkpoint-every") {
       o.checkpointEvery = parseInt(flag, value, 1);
     } else {
@@ -235,6 +240,11 @@ std::string helpText(const char *program) {
          "                      chunks of B and print the accuracy if it has\n"
          "                      labels\n"
          "  --predict=FILE.npy  write output 0 over the --eval samples\n"
+         "  --on-nonfinite=stop|skip|continue\n"
+         "                      a step whose loss or updated parameters are\n"
+         "                      NaN or inf: stop (default) exits with an\n"
+         "                      error before anything is saved; skip drops\n"
+         "                      that step's update; continue keeps it\n"
          "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
          "optimizer\n"
          "                      state, step) at the end of training, "

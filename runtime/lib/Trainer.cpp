@@ -11,6 +11,7 @@
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/NonFinite.h"
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
@@ -197,6 +198,9 @@ private:
   int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
+  // --on-nonfinite=skip: the compressor state before the step, restored when
+  // the step is skipped (the compressors update it in place).
+  std::vector<std::vector<float>> residualsBefore_;
 };
 
 void Trainer::reportPinning() {
@@ -535,6 +539,7 @@ int Trainer::train() {
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
+  int64_t skipped = 0; // --on-nonfinite=skip
   CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr, step,
                  // [seed, rank], then loss, new params, new state
   for (int64_t step = first; step < opts_.steps; ++step) {
@@ -566,6 +571,8 @@ int Trainer::train() {
       args.add(p);
     for (Tensor &s : nextState_)
       args.add(s);
+    if (opts_.onNonFinite == NonFinitePolicy::Skip)
+      residualsBefore_ = compress::residuals();
     trace::beginStep();
     {
       arena::CallScope scope(arena::Entry::TrainStep);
@@ -577,8 +584,20 @@ int Trainer::train() {
                   std::to_string(comm::pendingAllreduces()) +
                   " all-reduces unfinished");
     traffic::Counts sent = traffic::take();
-    std::swap(params_, nextParams_);
-    std::swap(state_, nextState_);
+    // The loss is the global mean and the checked buffers are replicated:
+    // every rank reaches the same verdict, without communicating.
+    std::optional<std::string> nonFinite;
+    if (opts_.onNonFinite != NonFinitePolicy::Continue)
+      nonFinite = findNonFinite(*loss.data<float>(), manifest_.params,
+                                nextParams_, stateSpecs_, nextState_);
+    const bool skip = nonFinite && opts_.onNonFinite == NonFinitePolicy::Skip;
+    if (skip) { // the double buffers keep the state before the step
+      compress::residuals() = residualsBefore_;
+      ++skipped;
+    } else {
+      std::swap(params_, nextParams_);
+      std::swap(state_, nextState_);
+    }
     step_ = step + 1;
 
     if (rank_ == 0) {
@@ -588,11 +607,12 @@ int Trainer::train() {
         std::fprintf(log_,
                      "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
                      "%.6g, \"lr\": %.9g, \"time_s\": %.6f, "
-                     "\"collectives\": %lld, \"comm_bytes\": %lld}\n",
+                     "\"collectives\": %lld, \"comm_bytes\": %lld%s}\n",
                      static_cast<long long>(step_), jsonNumber(value).c_str(),
                      speed, rate, elapsed,
                      static_cast<long long>(sent.collectives),
-                     static_cast<long long>(sent.bytes));
+                     static_cast<long long>(sent.bytes),
+                     skip ? ", \"skipped\": true" : "");
         std::fflush(log_);
       }
       // Redraw at most 10 times a second, and always for the last step.
@@ -604,7 +624,23 @@ int Trainer::train() {
                      static_cast<long long>(opts_.steps), value, speed);
         lastDraw = Clock::now();
       }
+      if (skip) {
+        std::fprintf(stderr,
+                     "%swarning: step %lld: %s; its update was skipped "
+                     "(--on-nonfinite=skip)\n",
+                     progress ? "\n" : "", static_cast<long long>(step_),
+                     nonFinite->c_str());
+      } else if (nonFinite && opts_.onNonFinite == NonFinitePolicy::Stop &&
+                 progress) {
+        std::fputc('\n', stderr); // the error goes below the progress line
+      }
     }
+    if (nonFinite && opts_.onNonFinite == NonFinitePolicy::Stop)
+      return collectively([&] {
+        throw Error("step " + std::to_string(step_) + ": " + *nonFinite +
+                    "; stopped before saving anything (--on-nonfinite=skip "
+                    "or --on-nonfinite=continue to go on)");
+      });
 
     bool due = step_ == opts_.steps ||
                (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
@@ -620,9 +656,12 @@ int Trainer::train() {
   if (progress)
     std::fputc('\n', stderr);
   std::printf("trained %lld steps on %d ranks, final loss %.6g, %.0f "
-              "samples/s\n",
+              "samples/s",
               static_cast<long long>(step_ - first), size_, *loss.data<float>(),
               (step_ - first) * global / secondsSince(start));
+  if (skipped)
+    std::printf(" (%lld skipped: non-finite)", static_cast<long long>(skipped));
+  std::printf("\n");
   std::fflush(stdout);
   return 0;
 }

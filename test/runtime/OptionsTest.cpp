@@ -197,3 +197,18 @@ TEST(Options, Pin) {
   EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--pin=bogus"}),
             "invalid value 'bogus' for --pin (expected auto, cores or none)");
 }
+
+TEST(Options, OnNonFinite) {
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2"}).onNonFinite,
+            NonFinitePolicy::Stop);
+  EXPECT_EQ(
+      parse({"--steps=0", "--batch-size=2", "--on-nonfinite=skip"}).onNonFinite,
+      NonFinitePolicy::Skip);
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2", "--on-nonfinite", "continue"})
+                .onNonFinite,
+            NonFinitePolicy::Continue);
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--on-nonfinite=nan"}),
+            "invalid value 'nan' for --on-nonfinite (expected stop, skip or "
+            "continue)");
+  EXPECT_NE(helpText("model.train").find("--on-nonfinite"), std::string::npos);
+}
