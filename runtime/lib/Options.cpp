@@ -69,7 +69,8 @@ Options parseOptions(int argc, char **argv) {
                                         "--resume",     "--inputs",
                                         "--outputs",    "--seed",
                                         "--trace",      "--external-data",
-                                        "--pin",        "--on-nonfinite"};
+                                        "--pin",        "--on-nonfinite",
+                                        "--comm-timeout"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -107,6 +108,10 @@ Options parseOptions(int argc, char **argv) {
         throw invalid(flag, value, "expected auto, cores or none");
       o.pin = *mode;
       o.pinGiven = true;
+    } else if (flag == "--comm-timeout") {
+      o.commTimeout = parseFloat(flag, value);
+      if (o.commTimeout < 0)
+        throw invalid(flag, value, "expected seconds, 0 for no limit");
     } else if (flag == "--on-nonfinite") {
       std::optional<NonFinitePolicy> policy = parseNonFinitePolicy(value);
       if (!policy)
@@ -245,6 +250,10 @@ std::string helpText(const char *program) {
          "                      NaN or inf: stop (default) exits with an\n"
          "                      error before anything is saved; skip drops\n"
          "                      that step's update; continue keeps it\n"
+         "  --comm-timeout=S    under mpirun, a collective that takes more\n"
+         "                      than S seconds (default 600; 0: no limit)\n"
+         "                      aborts the job, naming the ranks that did\n"
+         "                      not arrive (a stopped or frozen process)\n"
          "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
          "optimizer\n"
          "                      state, step) at the end of training, "

@@ -48,6 +48,9 @@ double secondsSince(Clock::time_point t) {
 /// Phases must not communicate, so a rank that fails early cannot leave the
 /// others waiting in a collective.
 int collectively(const std::function<void()> &phase) {
+  // Rank 0 may have worked alone for long (a checkpoint, --eval, inference):
+  // the agreement waits for it without --comm-timeout.
+  comm::WithoutTimeout unbounded;
   int code = 0;
   std::string message;
   try {
@@ -115,6 +118,8 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
+    // From here on a rank that stops cannot hang the others forever.
+    comm::setTimeout(opts_.commTimeout);
     if (int code = collectively([&] { pinning_ = pinThreads(opts_.pin); }))
       return code;
     if (opts_.pinGiven)

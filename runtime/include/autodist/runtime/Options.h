@@ -36,6 +36,9 @@ struct Options {
   bool pinGiven = false;
   // --on-nonfinite: what a step with a NaN/inf loss or update does.
   NonFinitePolicy onNonFinite = NonFinitePolicy::Stop;
+  // --comm-timeout: seconds a collective may take before the job is
+  // aborted (0: no limit).
+  double commTimeout = 600;
 
   /// Whether this run is `--inputs=IN.npz --outputs=OUT.npz` inference.
   bool inferenceOnly() const { return !inputs.empty(); }
