@@ -53,57 +53,85 @@ def world_rank(pid):
     return None
 
 
-def main():
-    np_, stop_rank, timeout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    args = sys.argv[sys.argv.index("--") + 1:]
-    tmp = tempfile.mkdtemp()
-    log, err = os.path.join(tmp, "log.jsonl"), os.path.join(tmp, "stderr")
-    with open(err, "wb") as errf:
-        job = subprocess.Popen(
-            ["mpirun", "-np", str(np_)] + args +
-            [f"--comm-timeout={timeout}", f"--log={log}"],
-            stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
-    ranks = {}
-    try:
-        # A few steps first, so the stop lands mid-training.
+class Job:
+    """`mpirun -np NP ARGS... --comm-timeout=TIMEOUT --log=LOG`, stderr in
+    a file. Leaving the `with` block continues and kills every process of it
+    that is left, so nothing outlives the test."""
+
+    def __init__(self, np_, args, timeout, tmp, name="job"):
+        self.timeout = float(timeout)
+        self.log = os.path.join(tmp, name + ".jsonl")
+        self.err = os.path.join(tmp, name + ".stderr")
+        self.ranks = {}
+        with open(self.err, "wb") as errf:
+            self.proc = subprocess.Popen(
+                ["mpirun", "-np", str(np_)] + args +
+                [f"--comm-timeout={timeout}", f"--log={self.log}"],
+                stdout=subprocess.DEVNULL, stderr=errf,
+                start_new_session=True)
+
+    def __enter__(self):
+        return self
+
+    def stderr(self):
+        return open(self.err).read()
+
+    def wait_steps(self, n):
+        """Until the log has `n` steps (at most 120 s)."""
         start = time.time()
-        while time.time() - start < 120 and job.poll() is None:
-            if os.path.exists(log) and sum(1 for _ in open(log)) >= 5:
-                break
-            time.sleep(0.05)
-        else:
-            sys.exit(f"FAIL: the job did not train 5 steps "
-                     f"(exit {job.poll()}): {open(err).read()}")
-        for pid in children(job.pid):
+        while time.time() - start < 120 and self.proc.poll() is None:
+            if os.path.exists(self.log) and \
+                    sum(1 for _ in open(self.log)) >= n:
+                return
+            time.sleep(0.01)
+        sys.exit(f"FAIL: the job did not train {n} steps "
+                 f"(exit {self.proc.poll()}): {self.stderr()}")
+
+    def hit(self, rank, sig):
+        """Sends `sig` to the process of world rank `rank`."""
+        for pid in children(self.proc.pid):
             r = world_rank(pid)
-            if r is not None and r not in ranks:
-                ranks[r] = pid
-        if stop_rank not in ranks:
-            sys.exit(f"FAIL: no process of rank {stop_rank} among {ranks}")
-        os.kill(ranks[stop_rank], signal.SIGSTOP)
-        stopped = time.time()
+            if r is not None and r not in self.ranks:
+                self.ranks[r] = pid
+        if rank not in self.ranks:
+            sys.exit(f"FAIL: no process of rank {rank} among {self.ranks}")
+        os.kill(self.ranks[rank], sig)
+        self.hit_at = time.time()
+
+    def wait_end(self):
+        """The exit code and the seconds since the hit; FAIL past
+        TIMEOUT + SLACK."""
+        limit = self.timeout + SLACK
         try:
-            code = job.wait(timeout=float(timeout) + SLACK)
+            code = self.proc.wait(timeout=limit)
         except subprocess.TimeoutExpired:
-            sys.exit(f"FAIL: the job still runs {float(timeout) + SLACK} s "
-                     f"after rank {stop_rank} stopped: "
-                     f"{open(err).read()}")
-        took = time.time() - stopped
-        sys.stdout.write(open(err).read())
-        print(f"ended {took:.1f} s after the stop")
-        print("exit: " + ("nonzero" if code != 0 else "zero"))
-        print("bounded: " + ("yes" if took <= float(timeout) + SLACK
-                             else "no"))
-    finally:
-        for pid in ranks.values():
+            sys.exit(f"FAIL: the job still runs {limit} s after the "
+                     f"signal: {self.stderr()}")
+        return code, time.time() - self.hit_at
+
+    def __exit__(self, *exc):
+        for pid in self.ranks.values():
             for sig in (signal.SIGCONT, signal.SIGKILL):
                 try:
                     os.kill(pid, sig)
                 except OSError:
                     pass
-        if job.poll() is None:
-            os.killpg(job.pid, signal.SIGKILL)
-            job.wait(timeout=10)
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def main():
+    np_, stop_rank, timeout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    args = sys.argv[sys.argv.index("--") + 1:]
+    with Job(np_, args, timeout, tempfile.mkdtemp()) as job:
+        job.wait_steps(5)  # so that the stop lands mid-training
+        job.hit(stop_rank, signal.SIGSTOP)
+        code, took = job.wait_end()
+        sys.stdout.write(job.stderr())
+        print(f"ended {took:.1f} s after the stop")
+        print("exit: " + ("nonzero" if code != 0 else "zero"))
+        print("bounded: " + ("yes" if took <= job.timeout + SLACK else "no"))
 
 
 if __name__ == "__main__":

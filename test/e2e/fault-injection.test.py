@@ -31,14 +31,12 @@ import sys
 import tempfile
 import time
 
-# The /proc helpers of comm-timeout.test.py (children, world_rank).
+# comm-timeout.test.py's Job: mpirun under a fault, cleaned up.
 _spec = importlib.util.spec_from_file_location(
     "comm_timeout", os.path.join(os.path.dirname(__file__),
                                  "comm-timeout.test.py"))
 procs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(procs)
-
-SLACK = procs.SLACK
 
 
 def fail(msg):
@@ -49,56 +47,20 @@ def rank_trial(rng, trial, timeout, cmd, tmp):
     sig = signal.SIGKILL if trial % 2 == 0 else signal.SIGSTOP
     steps, extra = rng.randint(2, 40), rng.uniform(0.0, 0.05)
     victim = rng.randrange(2)
-    log = os.path.join(tmp, f"log{trial}.jsonl")
-    err = os.path.join(tmp, f"err{trial}")
-    with open(err, "wb") as errf:
-        job = subprocess.Popen(
-            ["mpirun", "-np", "2"] + cmd +
-            [f"--comm-timeout={timeout}", f"--log={log}"],
-            stdout=subprocess.DEVNULL, stderr=errf, start_new_session=True)
-    ranks = {}
-    try:
-        start = time.time()
-        while time.time() - start < 120 and job.poll() is None:
-            if os.path.exists(log) and sum(1 for _ in open(log)) >= steps:
-                break
-            time.sleep(0.01)
-        else:
-            fail(f"trial {trial}: no {steps} steps (exit {job.poll()}): "
-                 f"{open(err).read()}")
+    with procs.Job(2, cmd, timeout, tmp, f"trial{trial}") as job:
+        job.wait_steps(steps)
         time.sleep(extra)
-        for pid in procs.children(job.pid):
-            r = procs.world_rank(pid)
-            if r is not None and r not in ranks:
-                ranks[r] = pid
-        if victim not in ranks:
-            fail(f"trial {trial}: no process of rank {victim} in {ranks}")
-        os.kill(ranks[victim], sig)
-        hit = time.time()
-        try:
-            code = job.wait(timeout=float(timeout) + SLACK)
-        except subprocess.TimeoutExpired:
-            fail(f"trial {trial}: still running {float(timeout) + SLACK} s "
-                 f"after {sig.name} to rank {victim}: {open(err).read()}")
-        took, text = time.time() - hit, open(err).read()
-        # mpirun's words for a killed rank (its PID it may print as 0).
-        want = ([f"process rank {victim} with PID", "exited on signal 9"]
-                if sig == signal.SIGKILL else [f"rank {victim} did not arrive"])
-        if code == 0 or not all(w in text for w in want):
-            fail(f"trial {trial}: {sig.name} to rank {victim} after "
-                 f"{steps} steps: exit {code}, expected {want!r} in: {text}")
-        print(f"PASS: trial {trial}: {sig.name} to rank {victim} after "
-              f"{steps} steps: exit {code} {took:.1f} s later")
-    finally:
-        for pid in ranks.values():
-            for s in (signal.SIGCONT, signal.SIGKILL):
-                try:
-                    os.kill(pid, s)
-                except OSError:
-                    pass
-        if job.poll() is None:
-            os.killpg(job.pid, signal.SIGKILL)
-            job.wait(timeout=10)
+        job.hit(victim, sig)
+        code, took = job.wait_end()
+        text = job.stderr()
+    # mpirun's words for a killed rank (its PID it may print as 0).
+    want = ([f"process rank {victim} with PID", "exited on signal 9"]
+            if sig == signal.SIGKILL else [f"rank {victim} did not arrive"])
+    if code == 0 or not all(w in text for w in want):
+        fail(f"trial {trial}: {sig.name} to rank {victim} after {steps} "
+             f"steps: exit {code}, expected {want} in: {text}")
+    print(f"PASS: trial {trial}: {sig.name} to rank {victim} after {steps} "
+          f"steps: exit {code} {took:.1f} s later")
 
 
 def resume(cmd, ck, log):
