@@ -47,8 +47,8 @@ def skipped(skip_log, clean_log):
                 sys.exit(f"FAIL: step {rec['step']} not skipped: {rec}")
             continue
         if "skipped" in rec or rec["loss"] != clean[i // 2]["loss"]:
-            sys.exit(f"FAIL: step {rec['step']}: {rec['loss']}, expected the "
-                     f"clean step {i // 2 + 1}'s {clean[i // 2]['loss']}")
+            sys.exit(f"FAIL: step {rec['step']}: {rec}, expected the clean "
+                     f"step {i // 2 + 1}'s loss {clean[i // 2]['loss']}")
     print(f"PASS: {len(clean)} steps trained, {len(clean)} skipped")
 
 
