@@ -7,8 +7,9 @@
 // other which collective they are in (point to point, on a communicator of
 // their own, for a short grace period), the lowest of them names the ranks
 // that never answered (stopped, frozen, or stuck outside the collectives)
-// and MPI_Abort ends every process. A poll costs what MPI_Waitall's own
-// progress loop costs, so a collective that completes in time pays nothing.
+// and MPI_Abort ends every process. Polling is what MPI_Waitall's own
+// progress loop does; the clock is read between polls, the roll call's
+// communicator probed only after 50 ms of waiting.
 //
 // Private to the runtime library: the rest of it sees comm:: only.
 //
