@@ -246,8 +246,8 @@ void broadcastIn(MPI_Comm c, void *data, int64_t bytes, int root,
   for (int64_t done = 0; done < bytes; done += kChunk) {
     MPI_Request request;
     MPI_Ibcast(static_cast<char *>(data) + done,
-               static_cast<int>(std::min(kChunk, bytes - done)), MPI_BYTE,
-               root, c, &request);
+               static_cast<int>(std::min(kChunk, bytes - done)), MPI_BYTE, root,
+               c, &request);
     detail::wait(request, call);
   }
 }

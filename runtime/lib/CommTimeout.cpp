@@ -65,8 +65,7 @@ std::string rankWord(const std::vector<int> &ranks) {
   TimeoutState &s = state();
   int me = rank(), n = size();
   // A report: the collective's number, and whether the sender initiated.
-  long long mine[2] = {static_cast<long long>(call.number),
-                       initiator ? 1 : 0};
+  long long mine[2] = {static_cast<long long>(call.number), initiator ? 1 : 0};
   std::vector<long long> theirs(2 * static_cast<size_t>(n), -1);
   std::vector<MPI_Request> recvs(n, MPI_REQUEST_NULL),
       sends(n, MPI_REQUEST_NULL);
@@ -112,10 +111,9 @@ std::string rankWord(const std::vector<int> &ranks) {
     ++speaker;
   if (speaker == me) {
     std::string msg =
-        "collective #" + std::to_string(call.number) + " (" + call.name +
-        ", " + std::to_string(call.bytes) +
-        " bytes) did not complete within --comm-timeout=" + seconds(s) +
-        " s: ";
+        "collective #" + std::to_string(call.number) + " (" + call.name + ", " +
+        std::to_string(call.bytes) +
+        " bytes) did not complete within --comm-timeout=" + seconds(s) + " s: ";
     if (!absent.empty())
       msg += rankWord(absent) + listOf(absent) +
              " did not arrive (stopped, frozen, or stuck outside the "

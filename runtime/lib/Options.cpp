@@ -61,15 +61,15 @@ Options parseOptions(int argc, char **argv) {
                   ExitUsage);
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
-    static const char *const known[] = {"--data",       "--steps",
-                                        "--batch-size", "--lr",
-                                        "--log",        "--save",
-                                        "--eval",       "--predict",
-                                        "--checkpoint", "--checkpoint-every",
-                                        "--resume",     "--inputs",
-                                        "--outputs",    "--seed",
-                                        "--trace",      "--external-data",
-                                        "--pin",        "--on-nonfinite",
+    static const char *const known[] = {"--data",        "--steps",
+                                        "--batch-size",  "--lr",
+                                        "--log",         "--save",
+                                        "--eval",        "--predict",
+                                        "--checkpoint",  "--checkpoint-every",
+                                        "--resume",      "--inputs",
+                                        "--outputs",     "--seed",
+                                        "--trace",       "--external-data",
+                                        "--pin",         "--on-nonfinite",
                                         "--comm-timeout"};
     bool isKnown = false;
     for (const char *k : known)
