@@ -42,10 +42,14 @@ int reduceInt(int value, MPI_Op op) {
   if (!active())
     return value;
   CollectiveCall call = beginCollective("agreement", sizeof value);
-  MPI_Request request;
-  MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD,
-                 &request);
-  detail::wait(request, call);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD, r);
+      });
   return value;
 }
 } // namespace
@@ -118,10 +122,15 @@ std::vector<char> localAllgather(const void *data, int bytes) {
   MPI_Comm_size(node, &s);
   std::vector<char> all(static_cast<size_t>(s) * bytes);
   CollectiveCall call = beginCollective("node allgather", bytes);
-  MPI_Request request;
-  MPI_Iallgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node,
-                 &request);
-  detail::wait(request, call);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node,
+                       r);
+      });
   MPI_Comm_free(&node);
   return all;
 }
@@ -132,10 +141,16 @@ void allgather(const void *mine, void *all, int bytes) {
     return;
   }
   CollectiveCall call = beginCollective("allgather", bytes);
-  MPI_Request request;
-  MPI_Iallgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, MPI_COMM_WORLD,
-                 &request);
-  detail::wait(request, call);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE,
+                      MPI_COMM_WORLD);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE,
+                       MPI_COMM_WORLD, r);
+      });
 }
 
 void allreduce(float *data, int64_t n, ReduceOp op) {
@@ -145,11 +160,18 @@ void allreduce(float *data, int64_t n, ReduceOp op) {
     // MPI counts are int; reduce huge buffers in pieces.
     constexpr int64_t chunk = 1 << 30;
     for (int64_t done = 0; done < n; done += chunk) {
-      MPI_Request request;
-      MPI_Iallreduce(MPI_IN_PLACE, data + done,
-                     static_cast<int>(std::min(chunk, n - done)), MPI_FLOAT,
-                     MPI_SUM, MPI_COMM_WORLD, &request);
-      detail::wait(request, call);
+      float *p = data + done;
+      int count = static_cast<int>(std::min(chunk, n - done));
+      detail::run(
+          call,
+          [&] {
+            MPI_Allreduce(MPI_IN_PLACE, p, count, MPI_FLOAT, MPI_SUM,
+                          MPI_COMM_WORLD);
+          },
+          [&](MPI_Request *r) {
+            MPI_Iallreduce(MPI_IN_PLACE, p, count, MPI_FLOAT, MPI_SUM,
+                           MPI_COMM_WORLD, r);
+          });
     }
   }
   if (op == ReduceOp::Mean && ranks > 1)
@@ -244,11 +266,11 @@ constexpr int64_t kChunk = 1 << 30; // MPI counts are int
 void broadcastIn(MPI_Comm c, void *data, int64_t bytes, int root,
                  const CollectiveCall &call) {
   for (int64_t done = 0; done < bytes; done += kChunk) {
-    MPI_Request request;
-    MPI_Ibcast(static_cast<char *>(data) + done,
-               static_cast<int>(std::min(kChunk, bytes - done)), MPI_BYTE, root,
-               c, &request);
-    detail::wait(request, call);
+    char *p = static_cast<char *>(data) + done;
+    int count = static_cast<int>(std::min(kChunk, bytes - done));
+    detail::run(
+        call, [&] { MPI_Bcast(p, count, MPI_BYTE, root, c); },
+        [&](MPI_Request *r) { MPI_Ibcast(p, count, MPI_BYTE, root, c, r); });
   }
 }
 } // namespace
@@ -268,14 +290,15 @@ void reduceIn(MPI_Comm c, float *data, int64_t n, int root,
   MPI_Comm_rank(c, &me);
   for (int64_t done = 0; done < n; done += kChunk) {
     int count = static_cast<int>(std::min(kChunk, n - done));
-    MPI_Request request;
-    if (me == root)
-      MPI_Ireduce(MPI_IN_PLACE, data + done, count, MPI_FLOAT, MPI_SUM, root, c,
-                  &request);
-    else
-      MPI_Ireduce(data + done, nullptr, count, MPI_FLOAT, MPI_SUM, root, c,
-                  &request);
-    detail::wait(request, call);
+    // In place at the root; the others only send.
+    const void *send = me == root ? MPI_IN_PLACE : data + done;
+    void *recv = me == root ? data + done : nullptr;
+    detail::run(
+        call,
+        [&] { MPI_Reduce(send, recv, count, MPI_FLOAT, MPI_SUM, root, c); },
+        [&](MPI_Request *r) {
+          MPI_Ireduce(send, recv, count, MPI_FLOAT, MPI_SUM, root, c, r);
+        });
   }
 }
 
@@ -389,12 +412,22 @@ void sendTo(void *data, int64_t bytes, int from, int to) {
   for (int64_t done = 0; done < bytes; done += kChunk) {
     int count = static_cast<int>(std::min(kChunk, bytes - done));
     char *p = static_cast<char *>(data) + done;
-    MPI_Request request;
     if (me == from)
-      MPI_Isend(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD, &request);
+      detail::run(
+          call, [&] { MPI_Send(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD); },
+          [&](MPI_Request *r) {
+            MPI_Isend(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD, r);
+          });
     else
-      MPI_Irecv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD, &request);
-    detail::wait(request, call);
+      detail::run(
+          call,
+          [&] {
+            MPI_Recv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+          },
+          [&](MPI_Request *r) {
+            MPI_Irecv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD, r);
+          });
   }
 }
 

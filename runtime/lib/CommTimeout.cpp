@@ -153,9 +153,14 @@ CollectiveCall beginCollective(const char *name, int64_t bytes) {
   return {++state().calls, name, bytes};
 }
 
+bool bounded() {
+  const TimeoutState &s = state();
+  return s.seconds > 0 && s.rollCall != MPI_COMM_NULL;
+}
+
 void waitAll(int n, MPI_Request *requests, const CollectiveCall &call) {
   const TimeoutState &s = state();
-  if (s.seconds <= 0 || s.rollCall == MPI_COMM_NULL) {
+  if (!bounded()) {
     MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
     return;
   }

@@ -42,6 +42,25 @@ inline void wait(MPI_Request &request, const CollectiveCall &call) {
   waitAll(1, &request, call);
 }
 
+/// Whether waits are now bounded: a timeout is set, and no
+/// comm::WithoutTimeout lives.
+bool bounded();
+
+/// One MPI call of `call`: its blocking form `blocking()` when waits are
+/// not bounded (MPI's tuned algorithms for blocking calls: --comm-timeout=0
+/// gives exactly the results and speed of having no timeout), else its
+/// non-blocking form `start(&request)`, completed by wait().
+template <typename Blocking, typename Start>
+void run(const CollectiveCall &call, Blocking blocking, Start start) {
+  if (!bounded()) {
+    blocking();
+    return;
+  }
+  MPI_Request request;
+  start(&request);
+  wait(request, call);
+}
+
 } // namespace autodist::rt::comm::detail
 
 #endif // AUTODIST_RUNTIME_LIB_COMMTIMEOUT_H
