@@ -1,10 +1,12 @@
 //===- Comm.cpp - The MPI process group -----------------------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "CommTimeout.h"
 #include "autodist/runtime/Placement.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mpi.h>
 #include <stdexcept>
@@ -12,6 +14,9 @@
 #include <vector>
 
 namespace autodist::rt::comm {
+
+using detail::beginCollective;
+using detail::CollectiveCall;
 
 namespace {
 bool initializedHere = false;
@@ -36,7 +41,15 @@ int reduceInt(int value, MPI_Op op) {
   ensureInit();
   if (!active())
     return value;
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD);
+  CollectiveCall call = beginCollective("agreement", sizeof value);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallreduce(MPI_IN_PLACE, &value, 1, MPI_INT, op, MPI_COMM_WORLD, r);
+      });
   return value;
 }
 } // namespace
@@ -108,20 +121,58 @@ std::vector<char> localAllgather(const void *data, int bytes) {
   int s = 1;
   MPI_Comm_size(node, &s);
   std::vector<char> all(static_cast<size_t>(s) * bytes);
-  MPI_Allgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node);
+  CollectiveCall call = beginCollective("node allgather", bytes);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallgather(data, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, node,
+                       r);
+      });
   MPI_Comm_free(&node);
   return all;
+}
+
+void allgather(const void *mine, void *all, int bytes) {
+  if (size() == 1) {
+    std::memcpy(all, mine, bytes);
+    return;
+  }
+  CollectiveCall call = beginCollective("allgather", bytes);
+  detail::run(
+      call,
+      [&] {
+        MPI_Allgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE,
+                      MPI_COMM_WORLD);
+      },
+      [&](MPI_Request *r) {
+        MPI_Iallgather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE,
+                       MPI_COMM_WORLD, r);
+      });
 }
 
 void allreduce(float *data, int64_t n, ReduceOp op) {
   int ranks = size();
   if (ranks > 1) {
+    CollectiveCall call = beginCollective("allreduce", n * sizeof(float));
     // MPI counts are int; reduce huge buffers in pieces.
     constexpr int64_t chunk = 1 << 30;
-    for (int64_t done = 0; done < n; done += chunk)
-      MPI_Allreduce(MPI_IN_PLACE, data + done,
-                    static_cast<int>(std::min(chunk, n - done)), MPI_FLOAT,
-                    MPI_SUM, MPI_COMM_WORLD);
+    for (int64_t done = 0; done < n; done += chunk) {
+      float *p = data + done;
+      int count = static_cast<int>(std::min(chunk, n - done));
+      detail::run(
+          call,
+          [&] {
+            MPI_Allreduce(MPI_IN_PLACE, p, count, MPI_FLOAT, MPI_SUM,
+                          MPI_COMM_WORLD);
+          },
+          [&](MPI_Request *r) {
+            MPI_Iallreduce(MPI_IN_PLACE, p, count, MPI_FLOAT, MPI_SUM,
+                           MPI_COMM_WORLD, r);
+          });
+    }
   }
   if (op == ReduceOp::Mean && ranks > 1)
     for (int64_t i = 0; i < n; ++i)
@@ -134,6 +185,7 @@ struct PendingAllreduce {
   float *data = nullptr;
   int64_t n = 0;
   std::vector<MPI_Request> requests;
+  CollectiveCall call;
   bool used = false;
 };
 
@@ -170,6 +222,7 @@ int allreduceStart(float *data, int64_t n) {
   p.requests.clear();
   if (size() > 1) {
     poke();
+    p.call = beginCollective("allreduce_start", n * sizeof(float));
     constexpr int64_t chunk = 1 << 30; // MPI counts are int
     for (int64_t done = 0; done < n; done += chunk) {
       p.requests.emplace_back();
@@ -189,8 +242,8 @@ void allreduceWait(int handle, float *data, ReduceOp op) {
                                 " started on this buffer");
   PendingAllreduce &p = table[handle];
   if (!p.requests.empty())
-    MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(),
-                MPI_STATUSES_IGNORE);
+    detail::waitAll(static_cast<int>(p.requests.size()), p.requests.data(),
+                    p.call);
   int ranks = size();
   if (op == ReduceOp::Mean && ranks > 1)
     for (int64_t i = 0; i < p.n; ++i)
@@ -205,37 +258,48 @@ int pendingAllreduces() {
                     [](const PendingAllreduce &p) { return p.used; }));
 }
 
-void broadcast(void *data, int64_t bytes, int root) {
-  if (size() == 1)
-    return;
-  constexpr int64_t chunk = 1 << 30; // MPI counts are int
-  for (int64_t done = 0; done < bytes; done += chunk)
-    MPI_Bcast(static_cast<char *>(data) + done,
-              static_cast<int>(std::min(chunk, bytes - done)), MPI_BYTE, root,
-              MPI_COMM_WORLD);
-}
-
 namespace {
 constexpr int64_t kChunk = 1 << 30; // MPI counts are int
 
+/// MPI_Bcast of `bytes` bytes from `root` of `c`. `call` is numbered by the
+/// caller on every rank, also on those that skip a sub-communicator's part.
+void broadcastIn(MPI_Comm c, void *data, int64_t bytes, int root,
+                 const CollectiveCall &call) {
+  for (int64_t done = 0; done < bytes; done += kChunk) {
+    char *p = static_cast<char *>(data) + done;
+    int count = static_cast<int>(std::min(kChunk, bytes - done));
+    detail::run(
+        call, [&] { MPI_Bcast(p, count, MPI_BYTE, root, c); },
+        [&](MPI_Request *r) { MPI_Ibcast(p, count, MPI_BYTE, root, c, r); });
+  }
+}
+} // namespace
+
+void broadcast(void *data, int64_t bytes, int root) {
+  if (size() == 1)
+    return;
+  broadcastIn(MPI_COMM_WORLD, data, bytes, root,
+              beginCollective("broadcast", bytes));
+}
+
+namespace {
 /// MPI_Reduce (sum) of `n` floats to `root` of `c`, in place at the root.
-void reduceIn(MPI_Comm c, float *data, int64_t n, int root) {
+void reduceIn(MPI_Comm c, float *data, int64_t n, int root,
+              const CollectiveCall &call) {
   int me = 0;
   MPI_Comm_rank(c, &me);
   for (int64_t done = 0; done < n; done += kChunk) {
     int count = static_cast<int>(std::min(kChunk, n - done));
-    if (me == root)
-      MPI_Reduce(MPI_IN_PLACE, data + done, count, MPI_FLOAT, MPI_SUM, root, c);
-    else
-      MPI_Reduce(data + done, nullptr, count, MPI_FLOAT, MPI_SUM, root, c);
+    // In place at the root; the others only send.
+    const void *send = me == root ? MPI_IN_PLACE : data + done;
+    void *recv = me == root ? data + done : nullptr;
+    detail::run(
+        call,
+        [&] { MPI_Reduce(send, recv, count, MPI_FLOAT, MPI_SUM, root, c); },
+        [&](MPI_Request *r) {
+          MPI_Ireduce(send, recv, count, MPI_FLOAT, MPI_SUM, root, c, r);
+        });
   }
-}
-
-void broadcastIn(MPI_Comm c, void *data, int64_t bytes, int root) {
-  for (int64_t done = 0; done < bytes; done += kChunk)
-    MPI_Bcast(static_cast<char *>(data) + done,
-              static_cast<int>(std::min(kChunk, bytes - done)), MPI_BYTE, root,
-              c);
 }
 
 void divide(float *data, int64_t n, int ranks) {
@@ -300,7 +364,8 @@ void reduce(float *data, int64_t n, ReduceOp op, int root) {
   int ranks = size();
   if (ranks == 1)
     return;
-  reduceIn(MPI_COMM_WORLD, data, n, root);
+  reduceIn(MPI_COMM_WORLD, data, n, root,
+           beginCollective("reduce", n * sizeof(float)));
   if (op == ReduceOp::Mean && rank() == root)
     divide(data, n, ranks);
 }
@@ -314,10 +379,11 @@ void reduceViaNodes(float *data, int64_t n, ReduceOp op, int root,
   NodeComms &comms = nodeComms(p);
   MPI_Comm proxies = proxyComm(p, root);
   int proxy = proxyOf(p, node, root);
+  CollectiveCall call = beginCollective("reduce", n * sizeof(float));
   if (p.endRank(node) - p.firstRank(node) > 1)
-    reduceIn(comms.node, data, n, proxy - p.firstRank(node));
+    reduceIn(comms.node, data, n, proxy - p.firstRank(node), call);
   if (proxies != MPI_COMM_NULL && commSize(proxies) > 1)
-    reduceIn(proxies, data, n, 0);
+    reduceIn(proxies, data, n, 0, call);
   if (op == ReduceOp::Mean && me == root)
     divide(data, n, ranks);
 }
@@ -329,24 +395,39 @@ void broadcastViaNodes(void *data, int64_t bytes, int root,
   int me = rank(), node = p.nodeOfRank(me);
   NodeComms &comms = nodeComms(p);
   MPI_Comm proxies = proxyComm(p, root);
+  CollectiveCall call = beginCollective("broadcast", bytes);
   if (proxies != MPI_COMM_NULL && commSize(proxies) > 1)
-    broadcastIn(proxies, data, bytes, 0);
+    broadcastIn(proxies, data, bytes, 0, call);
   if (p.endRank(node) - p.firstRank(node) > 1)
     broadcastIn(comms.node, data, bytes,
-                proxyOf(p, node, root) - p.firstRank(node));
+                proxyOf(p, node, root) - p.firstRank(node), call);
 }
 
 void sendTo(void *data, int64_t bytes, int from, int to) {
   int me = rank();
+  // Numbered on every rank (all of them make the call), used by two.
+  CollectiveCall call = beginCollective("send", bytes);
   if (from == to || (me != from && me != to))
     return;
   for (int64_t done = 0; done < bytes; done += kChunk) {
     int count = static_cast<int>(std::min(kChunk, bytes - done));
     char *p = static_cast<char *>(data) + done;
     if (me == from)
-      MPI_Send(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+      detail::run(
+          call, [&] { MPI_Send(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD); },
+          [&](MPI_Request *r) {
+            MPI_Isend(p, count, MPI_BYTE, to, 0, MPI_COMM_WORLD, r);
+          });
     else
-      MPI_Recv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      detail::run(
+          call,
+          [&] {
+            MPI_Recv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+          },
+          [&](MPI_Request *r) {
+            MPI_Irecv(p, count, MPI_BYTE, from, 0, MPI_COMM_WORLD, r);
+          });
   }
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mpi.h>
 #include <string>
 
 namespace autodist::rt::compress {
@@ -27,9 +26,8 @@ void allgather(const Half *mine, int64_t n, std::vector<Half> &all, int ranks) {
   for (int64_t done = 0; done < n; done += chunk) {
     int64_t count = std::min(chunk, n - done);
     piece.resize(static_cast<size_t>(count) * ranks);
-    MPI_Allgather(mine + done, static_cast<int>(count), MPI_UINT16_T,
-                  piece.data(), static_cast<int>(count), MPI_UINT16_T,
-                  MPI_COMM_WORLD);
+    comm::allgather(mine + done, piece.data(),
+                    static_cast<int>(count * sizeof(Half)));
     for (int r = 0; r < ranks; ++r)
       std::copy(piece.begin() + r * count, piece.begin() + (r + 1) * count,
                 all.begin() + r * n + done);

@@ -61,15 +61,16 @@ Options parseOptions(int argc, char **argv) {
                   ExitUsage);
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
-    static const char *const known[] = {"--data",       "--steps",
-                                        "--batch-size", "--lr",
-                                        "--log",        "--save",
-                                        "--eval",       "--predict",
-                                        "--checkpoint", "--checkpoint-every",
-                                        "--resume",     "--inputs",
-                                        "--outputs",    "--seed",
-                                        "--trace",      "--external-data",
-                                        "--pin",        "--overwrite"};
+    static const char *const known[] = {"--data",        "--steps",
+                                        "--batch-size",  "--lr",
+                                        "--log",         "--save",
+                                        "--eval",        "--predict",
+                                        "--checkpoint",  "--checkpoint-every",
+                                        "--resume",      "--inputs",
+                                        "--outputs",     "--seed",
+                                        "--trace",       "--external-data",
+                                        "--pin",         "--on-nonfinite",
+                                        "--comm-timeout", "--overwrite"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -108,6 +109,15 @@ Options parseOptions(int argc, char **argv) {
         throw invalid(flag, value, "expected auto, cores or none");
       o.pin = *mode;
       o.pinGiven = true;
+    } else if (flag == "--comm-timeout") {
+      o.commTimeout = parseFloat(flag, value);
+      if (o.commTimeout < 0)
+        throw invalid(flag, value, "expected seconds, 0 for no limit");
+    } else if (flag == "--on-nonfinite") {
+      std::optional<NonFinitePolicy> policy = parseNonFinitePolicy(value);
+      if (!policy)
+        throw invalid(flag, value, "expected stop, skip or continue");
+      o.onNonFinite = *policy;
     } else if (flag == "--checkpoint-every") {
       o.checkpointEvery = parseInt(flag, value, 1);
     } else {
@@ -244,6 +254,15 @@ std::string helpText(const char *program) {
          "                      chunks of B and print the accuracy if it has\n"
          "                      labels\n"
          "  --predict=FILE.npy  write output 0 over the --eval samples\n"
+         "  --on-nonfinite=stop|skip|continue\n"
+         "                      a step whose loss or updated parameters are\n"
+         "                      NaN or inf: stop (default) exits with an\n"
+         "                      error before anything is saved; skip drops\n"
+         "                      that step's update; continue keeps it\n"
+         "  --comm-timeout=S    under mpirun, a collective that takes more\n"
+         "                      than S seconds (default 600; 0: no limit)\n"
+         "                      aborts the job, naming the ranks that did\n"
+         "                      not arrive (a stopped or frozen process)\n"
          "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
          "optimizer\n"
          "                      state, step) at the end of training; an\n"

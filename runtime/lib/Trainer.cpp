@@ -12,6 +12,7 @@
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/NonFinite.h"
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Options.h"
@@ -49,6 +50,9 @@ double secondsSince(Clock::time_point t) {
 /// Phases must not communicate, so a rank that fails early cannot leave the
 /// others waiting in a collective.
 int collectively(const std::function<void()> &phase) {
+  // Rank 0 may have worked alone for long (a checkpoint, --eval, inference):
+  // the agreement waits for it without --comm-timeout.
+  comm::WithoutTimeout unbounded;
   int code = 0;
   std::string message;
   try {
@@ -109,6 +113,8 @@ public:
         std::fputs(helpText(argv_[0]).c_str(), stdout);
       return 0;
     }
+    // From here on a rank that stops cannot hang the others forever.
+    comm::setTimeout(opts_.commTimeout);
     if (int code = collectively([&] { pinning_ = pinThreads(opts_.pin); }))
       return code;
     if (opts_.pinGiven)
@@ -198,6 +204,9 @@ private:
   std::optional<BatchPlan> plan_;
   FILE *log_ = nullptr;
   std::optional<DirectoryLock> checkpointLock_; // rank 0, with --checkpoint
+  // --on-nonfinite=skip: the compressor state before the step, restored when
+  // the step is skipped (the compressors update it in place).
+  std::vector<std::vector<float>> residualsBefore_;
 };
 
 void Trainer::reportPinning() {
@@ -584,6 +593,7 @@ int Trainer::train() {
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
 
   Clock::time_point start = Clock::now(), lastDraw;
+  int64_t skipped = 0; // --on-nonfinite=skip
   CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr, step,
                  // [seed, rank], then loss, new params, new state
   for (int64_t step = first; step < opts_.steps; ++step) {
@@ -616,6 +626,8 @@ int Trainer::train() {
       args.add(p);
     for (Tensor &s : nextState_)
       args.add(s);
+    if (opts_.onNonFinite == NonFinitePolicy::Skip)
+      residualsBefore_ = compress::residuals();
     trace::beginStep();
     {
       arena::CallScope scope(arena::Entry::TrainStep);
@@ -627,8 +639,20 @@ int Trainer::train() {
                   std::to_string(comm::pendingAllreduces()) +
                   " all-reduces unfinished");
     traffic::Counts sent = traffic::take();
-    std::swap(params_, nextParams_);
-    std::swap(state_, nextState_);
+    // The loss is the global mean and the checked buffers are replicated:
+    // every rank reaches the same verdict, without communicating.
+    std::optional<std::string> nonFinite;
+    if (opts_.onNonFinite != NonFinitePolicy::Continue)
+      nonFinite = findNonFinite(*loss.data<float>(), manifest_.params,
+                                nextParams_, stateSpecs_, nextState_);
+    const bool skip = nonFinite && opts_.onNonFinite == NonFinitePolicy::Skip;
+    if (skip) { // the double buffers keep the state before the step
+      compress::residuals() = residualsBefore_;
+      ++skipped;
+    } else {
+      std::swap(params_, nextParams_);
+      std::swap(state_, nextState_);
+    }
     step_ = step + 1;
 
     if (rank_ == 0) {
@@ -638,11 +662,12 @@ int Trainer::train() {
         std::fprintf(log_,
                      "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
                      "%.6g, \"lr\": %.9g, \"time_s\": %.6f, "
-                     "\"collectives\": %lld, \"comm_bytes\": %lld}\n",
+                     "\"collectives\": %lld, \"comm_bytes\": %lld%s}\n",
                      static_cast<long long>(step_), jsonNumber(value).c_str(),
                      speed, rate, elapsed,
                      static_cast<long long>(sent.collectives),
-                     static_cast<long long>(sent.bytes));
+                     static_cast<long long>(sent.bytes),
+                     skip ? ", \"skipped\": true" : "");
         std::fflush(log_);
       }
       // Redraw at most 10 times a second, and always for the last step.
@@ -654,7 +679,23 @@ int Trainer::train() {
                      static_cast<long long>(opts_.steps), value, speed);
         lastDraw = Clock::now();
       }
+      if (skip) {
+        std::fprintf(stderr,
+                     "%swarning: step %lld: %s; its update was skipped "
+                     "(--on-nonfinite=skip)\n",
+                     progress ? "\n" : "", static_cast<long long>(step_),
+                     nonFinite->c_str());
+      } else if (nonFinite && opts_.onNonFinite == NonFinitePolicy::Stop &&
+                 progress) {
+        std::fputc('\n', stderr); // the error goes below the progress line
+      }
     }
+    if (nonFinite && opts_.onNonFinite == NonFinitePolicy::Stop)
+      return collectively([&] {
+        throw Error("step " + std::to_string(step_) + ": " + *nonFinite +
+                    "; stopped before saving anything (--on-nonfinite=skip "
+                    "or --on-nonfinite=continue to go on)");
+      });
 
     bool due = step_ == opts_.steps ||
                (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
@@ -670,9 +711,12 @@ int Trainer::train() {
   if (progress)
     std::fputc('\n', stderr);
   std::printf("trained %lld steps on %d ranks, final loss %.6g, %.0f "
-              "samples/s\n",
+              "samples/s",
               static_cast<long long>(step_ - first), size_, *loss.data<float>(),
               (step_ - first) * global / secondsSince(start));
+  if (skipped)
+    std::printf(" (%lld skipped: non-finite)", static_cast<long long>(skipped));
+  std::printf("\n");
   std::fflush(stdout);
   return 0;
 }

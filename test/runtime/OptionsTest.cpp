@@ -208,3 +208,34 @@ TEST(Options, Pin) {
   EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--pin=bogus"}),
             "invalid value 'bogus' for --pin (expected auto, cores or none)");
 }
+
+TEST(Options, OnNonFinite) {
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2"}).onNonFinite,
+            NonFinitePolicy::Stop);
+  EXPECT_EQ(
+      parse({"--steps=0", "--batch-size=2", "--on-nonfinite=skip"}).onNonFinite,
+      NonFinitePolicy::Skip);
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2", "--on-nonfinite", "continue"})
+                .onNonFinite,
+            NonFinitePolicy::Continue);
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--on-nonfinite=nan"}),
+            "invalid value 'nan' for --on-nonfinite (expected stop, skip or "
+            "continue)");
+  EXPECT_NE(helpText("model.train").find("--on-nonfinite"), std::string::npos);
+}
+
+TEST(Options, CommTimeout) {
+  EXPECT_EQ(parse({"--steps=0", "--batch-size=2"}).commTimeout, 600);
+  EXPECT_EQ(
+      parse({"--steps=0", "--batch-size=2", "--comm-timeout=2.5"}).commTimeout,
+      2.5);
+  EXPECT_EQ(
+      parse({"--steps=0", "--batch-size=2", "--comm-timeout=0"}).commTimeout,
+      0);
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--comm-timeout=-1"}),
+            "invalid value '-1' for --comm-timeout (expected seconds, 0 for no "
+            "limit)");
+  EXPECT_EQ(usageError({"--steps=0", "--batch-size=2", "--comm-timeout=x"}),
+            "invalid value 'x' for --comm-timeout (expected a number)");
+  EXPECT_NE(helpText("model.train").find("--comm-timeout"), std::string::npos);
+}

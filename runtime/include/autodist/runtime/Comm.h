@@ -67,6 +67,31 @@ void sendTo(void *data, int64_t bytes, int from, int to);
 int allreduceMax(int value);
 int allreduceMin(int value);
 
+/// --comm-timeout: from now on, a collective that has not completed
+/// `seconds` after this rank began waiting for it (0: never) ends the whole
+/// job with MPI_Abort and one `error:` line naming the ranks that did not
+/// arrive (runtime/lib/CommTimeout.h). Collective: every rank calls it, with
+/// the same value.
+void setTimeout(double seconds);
+
+/// While one lives, collectives wait without the timeout: for agreements
+/// after a phase in which one rank may work alone for long (rank 0 writing
+/// a checkpoint, evaluating, running inference).
+class WithoutTimeout {
+public:
+  WithoutTimeout();
+  ~WithoutTimeout();
+  WithoutTimeout(const WithoutTimeout &) = delete;
+  WithoutTimeout &operator=(const WithoutTimeout &) = delete;
+
+private:
+  double saved_;
+};
+
+/// Every rank's `bytes` bytes at `mine`, concatenated in rank order into
+/// `all` (size() * bytes bytes).
+void allgather(const void *mine, void *all, int bytes);
+
 /// Kills every rank with `code`; for failures one rank cannot report alone.
 [[noreturn]] void abort(int code);
 

@@ -4,6 +4,7 @@
 #define AUTODIST_RUNTIME_OPTIONS_H
 
 #include "autodist/runtime/Affinity.h"
+#include "autodist/runtime/NonFinite.h"
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +35,11 @@ struct Options {
   // when the flag was on the command line (the choice is then printed).
   PinMode pin = PinMode::Auto;
   bool pinGiven = false;
+  // --on-nonfinite: what a step with a NaN/inf loss or update does.
+  NonFinitePolicy onNonFinite = NonFinitePolicy::Stop;
+  // --comm-timeout: seconds a collective may take before the job is
+  // aborted (0: no limit).
+  double commTimeout = 600;
 
   /// Whether this run is `--inputs=IN.npz --outputs=OUT.npz` inference.
   bool inferenceOnly() const { return !inputs.empty(); }
