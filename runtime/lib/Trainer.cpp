@@ -2,6 +2,7 @@
 
 #include "autodist/runtime/Trainer.h"
 #include "autodist/runtime/Affinity.h"
+#include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/BatchPlan.h"
 #include "autodist/runtime/Checkpoint.h"
 #include "autodist/runtime/Comm.h"
@@ -49,24 +50,30 @@ double secondsSince(Clock::time_point t) {
 /// rank prints its error and every rank gets the worst exit code (0: none).
 /// Phases must not communicate, so a rank that fails early cannot leave the
 /// others waiting in a collective.
+/// Runs `phase`; what it throws becomes an exit code (0: nothing) and
+/// `message`.
+int runCatching(const std::function<void()> &phase, std::string &message) {
+  try {
+    phase();
+  } catch (const Error &e) {
+    message = e.what();
+    return e.exitCode();
+  } catch (const std::bad_alloc &) {
+    message = "out of memory";
+    return ExitData;
+  } catch (const std::exception &e) {
+    message = e.what();
+    return ExitData;
+  }
+  return 0;
+}
+
 int collectively(const std::function<void()> &phase) {
   // Rank 0 may have worked alone for long (a checkpoint, --eval, inference):
   // the agreement waits for it without --comm-timeout.
   comm::WithoutTimeout unbounded;
-  int code = 0;
   std::string message;
-  try {
-    phase();
-  } catch (const Error &e) {
-    code = e.exitCode();
-    message = e.what();
-  } catch (const std::bad_alloc &) {
-    code = ExitData;
-    message = "out of memory";
-  } catch (const std::exception &e) {
-    code = ExitData;
-    message = e.what();
-  }
+  int code = runCatching(phase, message);
   int rank = comm::rank();
   if (comm::allreduceMin(code ? rank : comm::size()) == rank)
     std::fprintf(stderr, "error: %s\n", message.c_str());
@@ -128,12 +135,28 @@ public:
     // The ranks have just left the same collective: a common time origin.
     if (!opts_.trace.empty())
       trace::start(opts_.trace, rank_, pinning_.describe());
-    if (int code = train())
+    if (int code = trainOrAbort())
       return code;
     return collectively([&] { finish(); });
   }
 
 private:
+  /// train(), and when it throws on a rank (a write of the log, a read of
+  /// the data failing mid-run), that rank's error line and the end of the
+  /// job: the other ranks may already wait in the next step's collectives.
+  int trainOrAbort() {
+    int trained = 0;
+    std::string message;
+    int code = runCatching([&] { trained = train(); }, message);
+    if (code == 0)
+      return trained;
+    log_.reset(); // removes its temporary; MPI_Abort runs no destructors
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+    std::fflush(stderr);
+    if (size_ > 1)
+      comm::abort(code);
+    return code;
+  }
   /// Validates everything, on every rank, before any output file exists.
   void setup();
   /// Collective: rank 0 prints every rank's pinning_, one line each.
@@ -202,7 +225,9 @@ private:
   std::optional<Dataset> trainSet_, evalSet_, inferSet_;
   int64_t inferChunk_ = 0; // samples per forward call for --inputs
   std::optional<BatchPlan> plan_;
-  FILE *log_ = nullptr;
+  // --log: streamed to a temporary beside it, renamed over it when the run
+  // succeeds, so a failed run leaves an existing log as it was.
+  std::optional<AtomicFileWriter> log_;
   std::optional<DirectoryLock> checkpointLock_; // rank 0, with --checkpoint
   // --on-nonfinite=skip: the compressor state before the step, restored when
   // the step is skipped (the compressors update it in place).
@@ -563,10 +588,7 @@ void Trainer::openOutputs() {
     return;
   // Checked in setup() to be a regular file (or none); through a symlink,
   // its target.
-  log_ = std::fopen(followSymlinks(opts_.log).c_str(), "w");
-  if (!log_)
-    throw Error("cannot write " + inQuotes(opts_.log) + ": " +
-                std::strerror(errno));
+  log_.emplace(opts_.log);
 }
 
 int Trainer::train() {
@@ -659,16 +681,17 @@ int Trainer::train() {
       double stepTime = secondsSince(stepStart), elapsed = secondsSince(start);
       double value = *loss.data<float>(), speed = global / stepTime;
       if (log_) {
-        std::fprintf(log_,
-                     "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
-                     "%.6g, \"lr\": %.9g, \"time_s\": %.6f, "
-                     "\"collectives\": %lld, \"comm_bytes\": %lld%s}\n",
-                     static_cast<long long>(step_), jsonNumber(value).c_str(),
-                     speed, rate, elapsed,
-                     static_cast<long long>(sent.collectives),
-                     static_cast<long long>(sent.bytes),
-                     skip ? ", \"skipped\": true" : "");
-        std::fflush(log_);
+        char line[512];
+        int n = std::snprintf(
+            line, sizeof line,
+            "{\"step\": %lld, \"loss\": %s, \"samples_per_s\": "
+            "%.6g, \"lr\": %.9g, \"time_s\": %.6f, "
+            "\"collectives\": %lld, \"comm_bytes\": %lld%s}\n",
+            static_cast<long long>(step_), jsonNumber(value).c_str(), speed,
+            rate, elapsed, static_cast<long long>(sent.collectives),
+            static_cast<long long>(sent.bytes),
+            skip ? ", \"skipped\": true" : "");
+        log_->write(line, std::min<size_t>(n, sizeof line - 1));
       }
       // Redraw at most 10 times a second, and always for the last step.
       if (progress &&
@@ -726,11 +749,8 @@ void Trainer::finish() {
   if (rank_ != 0)
     return;
   if (log_) {
-    bool ok = !std::ferror(log_);
-    ok &= std::fclose(log_) == 0;
-    log_ = nullptr;
-    if (!ok)
-      throw Error("cannot write " + inQuotes(opts_.log) + ": write failed");
+    log_->commit();
+    log_.reset();
   }
   if (!opts_.save.empty())
     saveModelWithParams(model_.onnx, manifest_.params, params_, opts_.save,
