@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 
 using namespace mlir;
 
@@ -83,8 +84,10 @@ LogicalResult mergeObjects(const std::vector<std::string> &objects,
 }
 
 void removeFiles(const std::vector<std::string> &paths) {
-  for (const std::string &p : paths)
+  for (const std::string &p : paths) {
     llvm::sys::fs::remove(p);
+    llvm::sys::DontRemoveFileOnSignal(p);
+  }
 }
 
 } // namespace autodist

@@ -1,0 +1,96 @@
+//===- OutputFile.h - output files the tools write safely -------*- C++ -*-===//
+//
+// Every file the tools write (`-o`, `--dump-strategy`, `--write-hostfile`)
+// goes through here: the path is checked before any work, the contents go to
+// a temporary file beside the real target, and only a successful run renames
+// it into place. A failing or interrupted run leaves an existing output as it
+// was and no temporary behind.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTODIST_DRIVER_OUTPUTFILE_H
+#define AUTODIST_DRIVER_OUTPUTFILE_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace autodist {
+
+/// Where an output goes: `target` is the file a temporary is renamed onto
+/// (the path, or the file a symlink at the path points to, so that the link
+/// stays a link), unless `direct`: stdout (`-`), a device or a FIFO, which
+/// are written in place.
+struct OutputPath {
+  std::string target;
+  bool direct = false;
+};
+
+/// Checks the output `path` given to the option `flag` (e.g. "-o") before
+/// any work. Refuses a directory, a socket, a dangling symlink, and a file
+/// that is one of `inputs` (the same file by device and inode, so also
+/// through links). Stdout, devices and FIFOs are accepted as `direct` when
+/// `allowStreams` (tools printing IR: `-o /dev/null` is theirs); otherwise
+/// they are refused, since renaming a temporary onto a device would replace
+/// it with a regular file, and `-` is a file name.
+mlir::FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
+                                            llvm::StringRef path,
+                                            llvm::ArrayRef<std::string> inputs,
+                                            bool allowStreams,
+                                            std::string &error);
+
+/// A temporary file beside `target`, renamed onto it by commit(). It is
+/// removed when destroyed uncommitted and when a signal ends the process
+/// (llvm::sys::RemoveFileOnSignal).
+class TempOutputFile {
+public:
+  explicit TempOutputFile(llvm::StringRef target) : target(target) {}
+  ~TempOutputFile();
+  TempOutputFile(const TempOutputFile &) = delete;
+  TempOutputFile &operator=(const TempOutputFile &) = delete;
+
+  /// Creates the (empty) temporary file.
+  mlir::LogicalResult create(std::string &error);
+  /// The temporary file's path (valid after create()).
+  llvm::StringRef path() const { return tmp; }
+  /// Renames the temporary file onto the target.
+  mlir::LogicalResult commit(std::string &error);
+
+private:
+  std::string target;
+  llvm::SmallString<256> tmp;
+  bool committed = false;
+};
+
+/// Writes `target` through a TempOutputFile: `write` fills the temporary
+/// file (setting `error`, possibly empty when a diagnostic was already
+/// printed, on failure).
+mlir::LogicalResult
+writeOutputFile(llvm::StringRef target,
+                llvm::function_ref<mlir::LogicalResult(llvm::StringRef tmp,
+                                                       std::string &error)>
+                    write,
+                std::string &error);
+
+/// Runs `run` with the path a tool printing IR writes its `-o` output to:
+/// `output.target` itself when direct, else a TempOutputFile beside it,
+/// renamed onto it when `run` succeeds; a failing run leaves an existing
+/// output as it was. `error` is empty when `run` failed.
+mlir::LogicalResult
+runWithOutput(const OutputPath &output,
+              llvm::function_ref<mlir::LogicalResult(llvm::StringRef path)> run,
+              std::string &error);
+
+/// Where `-o` is on the command line `args` (the form llvm::cl accepts: `-o
+/// F`, `-o=F`, `--o F`, `--o=F`, before a `--`), for tools whose `-o` option
+/// is registered inside a library main (mlirTranslateMain). `index` is the
+/// argument holding the value, `prefix` what precedes the value in it ("" or
+/// "-o="). Returns false when there is no `-o`.
+bool findOutputArgument(llvm::ArrayRef<const char *> args, size_t &index,
+                        std::string &prefix);
+
+} // namespace autodist
+
+#endif // AUTODIST_DRIVER_OUTPUTFILE_H
