@@ -13,6 +13,7 @@
 #include "BuildChecked.h"
 #include "FoldShapes.h"
 #include "ImportConv.h"
+#include "ValidateModel.h"
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
@@ -1443,6 +1444,9 @@ importStream(MLIRContext *context,
     emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
+  if (failed(detail::validateModel(model, loc)) ||
+      failed(detail::validateInputOptions(model.graph(), options, loc)))
+    return nullptr;
   // External data is relative to the model's directory, kept absolute so
   // that the executable finds it from anywhere.
   llvm::SmallString<256> dir(name);

@@ -1,0 +1,167 @@
+//===- ValidateModel.cpp - ONNX checker rules checked before import -------===//
+
+#include "ValidateModel.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+
+namespace autodist::detail {
+
+/// The default domain has two spellings.
+static std::string canonicalDomain(const std::string &domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+/// Checks that a tensor type's element type is a TensorProto data type
+/// (UNDEFINED: not known, allowed in value infos).
+static LogicalResult checkValueInfo(const onnx::ValueInfoProto &info,
+                                    const char *what, Location loc) {
+  if (!info.type().has_tensor_type())
+    return success();
+  int elem = info.type().tensor_type().elem_type();
+  if (onnx::TensorProto::DataType_IsValid(elem))
+    return success();
+  return emitError(loc) << what << " '" << info.name() << "' has element type "
+                        << elem
+                        << ", which is not an ONNX TensorProto data type";
+}
+
+/// The model's default-domain opset, checked to be one ONNX defines, and
+/// the domains the model imports.
+static FailureOr<int64_t> checkOpsets(const onnx::ModelProto &model,
+                                      llvm::StringSet<> &domains,
+                                      Location loc) {
+  int64_t opset = 0;
+  for (const onnx::OperatorSetIdProto &o : model.opset_import()) {
+    std::string domain = canonicalDomain(o.domain());
+    domains.insert(domain);
+    if (!domain.empty())
+      continue;
+    if (o.version() < 1 || o.version() > kNewestOnnxOpset)
+      return emitError(loc) << "ONNX opset " << o.version()
+                            << " is not defined (ONNX defines opsets 1 to "
+                            << kNewestOnnxOpset << ")";
+    opset = o.version();
+  }
+  return opset;
+}
+
+/// Checks that each of `node`'s attributes has the type its schema gives.
+static LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
+                                         int64_t opset, Location loc) {
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset), canonicalDomain(node.domain()));
+  if (!schema)
+    return success(); // an unknown op is reported by the importer
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    if (a.type() == onnx::AttributeProto::UNDEFINED)
+      continue; // IR version 1: the type follows from the field set
+    auto it = schema->attributes().find(a.name());
+    if (it == schema->attributes().end() || it->second.type == a.type())
+      continue;
+    return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
+                          << ", opset " << opset << "): attribute '" << a.name()
+                          << "' is "
+                          << onnx::AttributeProto::AttributeType_Name(a.type())
+                          << ", but " << node.op_type() << " takes "
+                          << onnx::AttributeProto::AttributeType_Name(
+                                 it->second.type);
+  }
+  return success();
+}
+
+LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
+  llvm::StringSet<> domains;
+  FailureOr<int64_t> opset = checkOpsets(model, domains, loc);
+  if (failed(opset))
+    return failure();
+  const onnx::GraphProto &graph = model.graph();
+
+  // Each value is defined once: by a graph input, an initializer (which
+  // old IR versions also list as an input) or one node output.
+  llvm::StringSet<> inputs, defined;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (!inputs.insert(in.name()).second)
+      return emitError(loc)
+             << "graph input '" << in.name() << "' is listed twice";
+    if (failed(checkValueInfo(in, "input", loc)))
+      return failure();
+  }
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    if (!initializers.insert(t.name()).second)
+      return emitError(loc)
+             << "initializer '" << t.name() << "' is defined twice";
+    if (t.data_type() == onnx::TensorProto::UNDEFINED ||
+        !onnx::TensorProto::DataType_IsValid(t.data_type()))
+      return emitError(loc)
+             << "initializer '" << t.name() << "' has data type "
+             << t.data_type() << ", which is not an ONNX TensorProto data type";
+  }
+  defined = inputs;
+  for (const auto &t : initializers)
+    defined.insert(t.getKey());
+  for (const onnx::ValueInfoProto &out : graph.output())
+    if (failed(checkValueInfo(out, "output", loc)))
+      return failure();
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    if (failed(checkValueInfo(info, "value", loc)))
+      return failure();
+
+  for (const onnx::NodeProto &node : graph.node()) {
+    auto nodeError = [&]() {
+      return emitError(loc) << "node '" << node.name() << "' ("
+                            << node.op_type() << ", opset " << *opset << "): ";
+    };
+    if (!domains.contains(canonicalDomain(node.domain())))
+      return nodeError() << "its domain '" << node.domain()
+                         << "' is not in the model's opset imports";
+    for (const std::string &out : node.output())
+      if (!out.empty() && !defined.insert(out).second)
+        return nodeError() << "output '" << out
+                           << "' is already defined (an ONNX graph defines "
+                              "each value once)";
+    if (failed(checkAttributeTypes(node, *opset, loc)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult validateInputOptions(const onnx::GraphProto &graph,
+                                   const OnnxImportOptions &options,
+                                   Location loc) {
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &t : graph.initializer())
+    initializers.insert(t.name());
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto &in : graph.input())
+    if (!initializers.contains(in.name()))
+      names.push_back(in.name());
+  auto check = [&](const llvm::StringMap<std::vector<int64_t>> &given,
+                   const char *flag) -> LogicalResult {
+    for (const auto &g : given)
+      if (!llvm::is_contained(names, g.getKey()))
+        return emitError(loc) << flag << " '" << g.getKey()
+                              << "' names no input of the model (inputs: "
+                              << (names.empty() ? std::string("none")
+                                                : llvm::join(names, ", "))
+                              << ")";
+    return success();
+  };
+  if (failed(check(options.inputShapes, "--input-shape")) ||
+      failed(check(options.boundInputs, "--bind-input")))
+    return failure();
+  for (const auto &g : options.inputShapes)
+    if (options.boundInputs.count(g.getKey()))
+      return emitError(loc) << "--input-shape '" << g.getKey()
+                            << "' names an input --bind-input binds";
+  return success();
+}
+
+} // namespace autodist::detail
