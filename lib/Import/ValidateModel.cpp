@@ -6,6 +6,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
+
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
@@ -30,6 +32,33 @@ static LogicalResult checkValueInfo(const onnx::ValueInfoProto &info,
   return emitError(loc) << what << " '" << info.name() << "' has element type "
                         << elem
                         << ", which is not an ONNX TensorProto data type";
+}
+
+/// Checks that `t`'s dims are non-negative and that its size in bytes, at
+/// the largest element size, fits int64 (MLIR's shapes, the runtime's byte
+/// counts): a crafted dims product overflowed, wrapping to the size of the
+/// data given. Zero dims are left out of the product (MLIR multiplies in
+/// order).
+static LogicalResult checkTensorSize(const onnx::TensorProto &t,
+                                     const llvm::Twine &what, Location loc) {
+  uint64_t bytes = sizeof(int64_t);
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return emitError(loc) << what << " has a negative dim";
+    if (d == 0)
+      continue;
+    if (bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) /
+                    static_cast<uint64_t>(d))
+      return emitError(loc)
+             << what << " has dims ["
+             << llvm::join(
+                    llvm::map_range(
+                        t.dims(), [](int64_t v) { return std::to_string(v); }),
+                    ", ")
+             << "] whose size overflows 64 bits";
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return success();
 }
 
 /// The model's default-domain opset, checked to be one ONNX defines, and
@@ -98,6 +127,8 @@ LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
     if (!initializers.insert(t.name()).second)
       return emitError(loc)
              << "initializer '" << t.name() << "' is defined twice";
+    if (failed(checkTensorSize(t, "initializer '" + t.name() + "'", loc)))
+      return failure();
     if (t.data_type() == onnx::TensorProto::UNDEFINED ||
         !onnx::TensorProto::DataType_IsValid(t.data_type()))
       return emitError(loc)
@@ -129,6 +160,14 @@ LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
                               "each value once)";
     if (failed(checkAttributeTypes(node, *opset, loc)))
       return failure();
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.has_t() &&
+          failed(checkTensorSize(
+              a.t(),
+              "node '" + node.name() + "' (" + node.op_type() + ", opset " +
+                  std::to_string(*opset) + "): attribute '" + a.name() + "'",
+              loc)))
+        return failure();
   }
   return success();
 }

@@ -42,3 +42,9 @@ redefine_input = [helper.make_node("Relu", ["x"], ["x"], name="r"), gemm]
 save(model(redefine_input, [W]), os.path.join(out, "redefine-input.onnx"))
 dup_input = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
 save(model([gemm], [W], extra_inputs=[dup_input]), os.path.join(out, "dup-input.onnx"))
+# dims whose product wraps 64 bits to 0: the 0 bytes given matched.
+huge = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[2**62, 4, 4])
+save(model([gemm], [huge]), os.path.join(out, "overflow-init.onnx"))
+huge_const = TensorProto(name="c", data_type=TensorProto.FLOAT, dims=[2**62, 4, 4])
+const = helper.make_node("Constant", [], ["W"], name="const", value=huge_const)
+save(model([const, gemm]), os.path.join(out, "overflow-constant.onnx"))
