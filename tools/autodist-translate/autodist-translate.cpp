@@ -15,6 +15,7 @@
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
@@ -72,8 +73,8 @@ int main(int argc, char **argv) {
   llvm::SmallVector<const char *> args(argv, argv + argc);
   llvm::cl::ExpansionContext expansion(alloc, llvm::cl::TokenizeGNUCommandLine);
   if (llvm::Error e = expansion.expandResponseFiles(args)) {
-    llvm::errs() << "autodist-translate: error: " << toString(std::move(e))
-                 << "\n";
+    llvm::errs() << "autodist-translate: error: "
+                 << llvm::toString(std::move(e)) << "\n";
     return 1;
   }
   auto run = [&](llvm::ArrayRef<const char *> runArgs) {
