@@ -165,11 +165,16 @@ LogicalResult BuildTrainStepPass::checkOptions(ModuleOp module) {
                                               {"clip-norm", clipNorm},
                                               {"min-lr", minLr},
                                               {"gamma", gamma}};
-  for (auto [name, value] : floats)
-    if (!std::isfinite(value) ||
-        std::abs(value) > std::numeric_limits<float>::max())
-      return module.emitError("--")
-             << name << " must be a finite number (as f32), got " << value;
+  for (auto [name, value] : floats) {
+    if (std::isnan(value))
+      return module.emitError(name) << " must be a finite number, got nan";
+    if (std::isinf(value))
+      return module.emitError(name) << " must be a finite number, got "
+                                    << (value > 0 ? "inf" : "-inf");
+    if (std::abs(value) > std::numeric_limits<float>::max())
+      return module.emitError(name)
+             << " must be a finite number as f32, got " << value;
+  }
   if (!(lr > 0.0))
     return module.emitError("learning rate must be > 0, got ")
            << static_cast<double>(lr);
