@@ -5,11 +5,148 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <iterator>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 using namespace mlir;
 namespace fs = llvm::sys::fs;
 
 namespace autodist {
+
+namespace {
+/// The signals installSignalHandlers() handles: LLVM's requests for
+/// termination (but SIGUSR2) and SIGQUIT.
+constexpr int kSignals[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT};
+/// LLVM's handler of each of kSignals, run after ours.
+struct sigaction llvmHandlers[std::size(kSignals)];
+/// The session runChild() waits for (its leader's pid), 0 when none.
+std::atomic<pid_t> childSession{0};
+/// Whether runChild() is starting a child (childSession not yet set).
+std::atomic<bool> spawning{false};
+/// Whether a handled signal arrived: the process is ending.
+std::atomic<bool> ending{false};
+} // namespace
+
+/// Sleeps `ms` milliseconds (async-signal-safe).
+static void sleepMs(long ms) {
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
+  nanosleep(&t, nullptr);
+}
+
+/// Ends the session `leader` leads and waits, 2 s at most per signal, until
+/// it is empty (async-signal-safe): SIGTERM first, so that the compiler
+/// driver and collect2 remove their own temporaries, then SIGKILL.
+static void endSession(pid_t leader) {
+  for (int sig : {SIGTERM, SIGKILL}) {
+    kill(-leader, sig);
+    for (int i = 0; i < 2000; ++i) {
+      waitpid(leader, nullptr, WNOHANG); // a zombie still counts
+      if (kill(-leader, 0) != 0)
+        return;
+      sleepMs(1);
+    }
+  }
+}
+
+static void onSignal(int sig, siginfo_t *info, void *context) {
+  int savedErrno = errno;
+  ending = true;
+  for (int i = 0; i < 1000 && spawning && !childSession; ++i)
+    sleepMs(1);
+  if (pid_t leader = childSession.exchange(0))
+    endSession(leader);
+  errno = savedErrno;
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    if (kSignals[i] != sig)
+      continue;
+    const struct sigaction &next = llvmHandlers[i];
+    if (next.sa_flags & SA_SIGINFO) {
+      next.sa_sigaction(sig, info, context);
+    } else if (next.sa_handler != SIG_DFL && next.sa_handler != SIG_IGN) {
+      next.sa_handler(sig);
+    } else {
+      signal(sig, SIG_DFL);
+      raise(sig);
+    }
+  }
+}
+
+void installSignalHandlers() {
+  bool ignored[std::size(kSignals)];
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    struct sigaction old;
+    ignored[i] = sigaction(kSignals[i], nullptr, &old) == 0 &&
+                 !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN;
+  }
+  // LLVM's handlers, as InitLLVM installs them (it installs none twice).
+  llvm::sys::SetOneShotPipeSignalFunction(
+      llvm::sys::DefaultOneShotPipeSignalHandler);
+  for (size_t i = 0; i < std::size(kSignals); ++i) {
+    if (ignored[i]) {
+      signal(kSignals[i], SIG_IGN);
+      continue;
+    }
+    struct sigaction ours = {};
+    ours.sa_sigaction = onSignal;
+    ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    for (int other : kSignals)
+      sigaddset(&ours.sa_mask, other);
+    sigaction(kSignals[i], &ours, &llvmHandlers[i]);
+  }
+}
+
+LogicalResult runChild(llvm::ArrayRef<std::string> argv, std::string &error) {
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  pid_t pid = 0;
+  spawning = true;
+  int rc = posix_spawn(&pid, args[0], nullptr, &attr, args.data(), environ);
+  if (rc == 0)
+    childSession = pid;
+  spawning = false;
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    error = "cannot run '" + argv[0] + "': " + std::strerror(rc);
+    return failure();
+  }
+  int status = 0;
+  pid_t waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  pid_t expected = pid;
+  childSession.compare_exchange_strong(expected, 0);
+  // The signal handler ended the child and ends the process.
+  while (ending)
+    pause();
+  if (waited < 0) {
+    error = "cannot wait for '" + argv[0] + "': " + std::strerror(errno);
+    return failure();
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return success();
+  error = WIFEXITED(status)
+              ? "exit " + std::to_string(WEXITSTATUS(status))
+              : "killed by signal " + std::to_string(WTERMSIG(status));
+  return failure();
+}
 
 /// Why a file of type `type` cannot be an output, or null when it can.
 static const char *refusalOf(fs::file_type type) {
@@ -32,7 +169,7 @@ static const char *refusalOf(fs::file_type type) {
 
 /// Whether `a` and `b` are one file: the same inode when both exist (links
 /// included), else the same absolute path.
-static bool sameFile(llvm::StringRef a, llvm::StringRef b) {
+static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
   bool same = false;
   if (!fs::equivalent(a, b, same))
     return same;
@@ -61,7 +198,7 @@ FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
   if (path.empty())
     return refuse(" is an empty path");
   for (const std::string &input : inputs)
-    if (!input.empty() && input != "-" && sameFile(path, input))
+    if (!input.empty() && input != "-" && isSameFile(path, input))
       return refuse(" is the same file as '" + input +
                     "': refusing to overwrite it");
   fs::file_status own;
@@ -138,6 +275,20 @@ runWithOutput(const OutputPath &output,
   return writeOutputFile(
       output.target,
       [&](llvm::StringRef tmp, std::string &) { return run(tmp); }, error);
+}
+
+int runWithCheckedOutput(
+    llvm::StringRef tool, llvm::StringRef path,
+    llvm::ArrayRef<std::string> inputs,
+    llvm::function_ref<LogicalResult(llvm::StringRef path)> run) {
+  std::string error;
+  FailureOr<OutputPath> output =
+      checkOutputPath("-o", path, inputs, /*allowStreams=*/true, error);
+  if (succeeded(output) && succeeded(runWithOutput(*output, run, error)))
+    return 0;
+  if (!error.empty())
+    llvm::errs() << tool << ": error: " << error << "\n";
+  return 1;
 }
 
 bool findOutputArgument(llvm::ArrayRef<const char *> args, size_t &index,

@@ -366,6 +366,7 @@ int writeStrategyOutputs(ModuleOp module) {
 } // namespace
 
 int main(int argc, char **argv) {
+  autodist::installSignalHandlers(); // before InitLLVM's handlers
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   std::string clErrors;

@@ -10,9 +10,9 @@
 #include "autodist/Passes.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  autodist::installSignalHandlers(); // before InitLLVM's handlers
   autodist::registerAllPassesAndPipelines();
   mlir::DialectRegistry registry;
   autodist::registerAllDialects(registry);
@@ -22,13 +22,6 @@ int main(int argc, char **argv) {
   auto run = [&](llvm::StringRef path) {
     return mlir::MlirOptMain(argc, argv, inputFile, path, registry);
   };
-  std::string error;
-  mlir::FailureOr<autodist::OutputPath> output = autodist::checkOutputPath(
-      "-o", files.second, {inputFile}, /*allowStreams=*/true, error);
-  if (succeeded(output) &&
-      succeeded(autodist::runWithOutput(*output, run, error)))
-    return 0;
-  if (!error.empty())
-    llvm::errs() << "autodist-opt: error: " << error << "\n";
-  return 1;
+  return autodist::runWithCheckedOutput("autodist-opt", files.second,
+                                        {inputFile}, run);
 }

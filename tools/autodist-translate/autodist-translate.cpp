@@ -38,6 +38,7 @@ static llvm::cl::list<std::string> boundInputs(
 static std::string outputArgument;
 
 int main(int argc, char **argv) {
+  autodist::installSignalHandlers(); // before InitLLVM's handlers
   TranslateToMLIRRegistration importOnnx(
       "import-onnx", "Import an ONNX model into the nn dialect",
       [](llvm::SourceMgr &sourceMgr,
@@ -91,17 +92,10 @@ int main(int argc, char **argv) {
   if (!autodist::findOutputArgument(args, index, prefix))
     return failed(run(args));
   outputArgument = llvm::StringRef(args[index]).drop_front(prefix.size());
-  std::string error;
-  FailureOr<autodist::OutputPath> output = autodist::checkOutputPath(
-      "-o", outputArgument, {}, /*allowStreams=*/true, error);
-  auto runInto = [&](llvm::StringRef path) {
-    args[index] = saver.save(prefix + path).data();
-    return run(args);
-  };
-  if (succeeded(output) &&
-      succeeded(autodist::runWithOutput(*output, runInto, error)))
-    return 0;
-  if (!error.empty())
-    llvm::errs() << "autodist-translate: error: " << error << "\n";
-  return 1;
+  // The input is known in the translation only: checked there.
+  return autodist::runWithCheckedOutput(
+      "autodist-translate", outputArgument, {}, [&](llvm::StringRef path) {
+        args[index] = saver.save(prefix + path).data();
+        return run(args);
+      });
 }

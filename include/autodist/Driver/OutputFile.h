@@ -83,6 +83,33 @@ runWithOutput(const OutputPath &output,
               llvm::function_ref<mlir::LogicalResult(llvm::StringRef path)> run,
               std::string &error);
 
+/// The end of main() in a tool printing IR (autodist-opt, -translate):
+/// checks its -o `path` (refusing `inputs`), runs `run` through
+/// runWithOutput and prints "<tool>: error: ..." for what fails here (`run`
+/// prints its own). Returns the exit code.
+int runWithCheckedOutput(
+    llvm::StringRef tool, llvm::StringRef path,
+    llvm::ArrayRef<std::string> inputs,
+    llvm::function_ref<mlir::LogicalResult(llvm::StringRef path)> run);
+
+/// Sets up the tools' handling of SIGHUP, SIGINT, SIGTERM and SIGQUIT;
+/// called first in main(), before InitLLVM installs LLVM's handlers (which
+/// remove the RemoveFileOnSignal files, then end the process). On top of
+/// them: a signal the process was started ignoring (nohup: SIGHUP; a
+/// background job of a script: SIGINT, SIGQUIT) stays ignored, where LLVM's
+/// handler removed the temporaries and the run went on without them; and
+/// the child runChild() waits for is ended first, with its own children, so
+/// that none writes a temporary again once it is removed.
+void installSignalHandlers();
+
+/// Runs `argv` (argv[0]: the program's path) in a session of its own, so
+/// that a signal handled by installSignalHandlers() can end it with its
+/// children (c++ runs collect2, which runs ld), and waits for it. Fails
+/// with `error` ("exit 1", "killed by signal 9", "cannot run ...") unless
+/// it exits 0.
+mlir::LogicalResult runChild(llvm::ArrayRef<std::string> argv,
+                             std::string &error);
+
 /// Where `-o` is on the command line `args` (the form llvm::cl accepts: `-o
 /// F`, `-o=F`, `--o F`, `--o=F`, before a `--`), for tools whose `-o` option
 /// is registered inside a library main (mlirTranslateMain). `index` is the
