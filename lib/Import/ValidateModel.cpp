@@ -1,7 +1,8 @@
-//===- ValidateModel.cpp - ONNX checker rules checked before import -------===//
+//===- ValidateModel.cpp - ONNX checker rules, tensor sizes ---------------===//
 
 #include "ValidateModel.h"
 
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -20,6 +21,12 @@ static std::string canonicalDomain(const std::string &domain) {
   return domain == "ai.onnx" ? std::string() : domain;
 }
 
+/// Whether `type` is a TensorProto data type of ONNX 1.23 (the protobuf
+/// definitions built in are older; UNDEFINED included).
+static bool isDataType(int64_t type) {
+  return type >= 0 && type <= kNewestOnnxDataType;
+}
+
 /// Checks that a tensor type's element type is a TensorProto data type
 /// (UNDEFINED: not known, allowed in value infos).
 static LogicalResult checkValueInfo(const onnx::ValueInfoProto &info,
@@ -27,49 +34,60 @@ static LogicalResult checkValueInfo(const onnx::ValueInfoProto &info,
   if (!info.type().has_tensor_type())
     return success();
   int elem = info.type().tensor_type().elem_type();
-  if (onnx::TensorProto::DataType_IsValid(elem))
+  if (isDataType(elem))
     return success();
   return emitError(loc) << what << " '" << info.name() << "' has element type "
                         << elem
                         << ", which is not an ONNX TensorProto data type";
 }
 
-/// Checks that `t`'s dims are non-negative and that its size in bytes, at
-/// the largest element size, fits int64 (MLIR's shapes, the runtime's byte
-/// counts): a crafted dims product overflowed, wrapping to the size of the
-/// data given. Zero dims are left out of the product (MLIR multiplies in
-/// order).
-static LogicalResult checkTensorSize(const onnx::TensorProto &t,
-                                     const llvm::Twine &what, Location loc) {
+bool sizeFitsInt64(llvm::ArrayRef<int64_t> dims) {
+  constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
   uint64_t bytes = sizeof(int64_t);
-  for (int64_t d : t.dims()) {
-    if (d < 0)
-      return emitError(loc) << what << " has a negative dim";
-    if (d == 0)
-      continue;
-    if (bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) /
-                    static_cast<uint64_t>(d))
-      return emitError(loc)
-             << what << " has dims ["
-             << llvm::join(
-                    llvm::map_range(
-                        t.dims(), [](int64_t v) { return std::to_string(v); }),
-                    ", ")
-             << "] whose size overflows 64 bits";
+  for (int64_t d : dims) {
+    if (ShapedType::isDynamic(d) || d == 0)
+      continue; // left out: MLIR multiplies in order, a 0 after huge dims
+                // does not keep the count from overflowing
+    if (d < 0 || bytes > kMax / static_cast<uint64_t>(d))
+      return false;
     bytes *= static_cast<uint64_t>(d);
   }
+  return true;
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> dims) {
+  return "[" +
+         llvm::join(llvm::map_range(dims,
+                                    [](int64_t d) {
+                                      return ShapedType::isDynamic(d)
+                                                 ? std::string("?")
+                                                 : std::to_string(d);
+                                    }),
+                    ", ") +
+         "]";
+}
+
+/// Checks that `t`'s dims are non-negative and that its size fits int64.
+static LogicalResult checkTensorSize(const onnx::TensorProto &t,
+                                     const llvm::Twine &what, Location loc) {
+  llvm::SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  if (llvm::any_of(dims, [](int64_t d) { return d < 0; }))
+    return emitError(loc) << what << " has a negative dim";
+  if (!sizeFitsInt64(dims))
+    return emitError(loc) << what << " has dims " << shapeString(dims)
+                          << " whose size overflows 64 bits";
   return success();
 }
 
 /// The model's default-domain opset, checked to be one ONNX defines, and
-/// the domains the model imports.
+/// the version the model imports of each domain.
 static FailureOr<int64_t> checkOpsets(const onnx::ModelProto &model,
-                                      llvm::StringSet<> &domains,
+                                      llvm::StringMap<int64_t> &domains,
                                       Location loc) {
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto &o : model.opset_import()) {
     std::string domain = canonicalDomain(o.domain());
-    domains.insert(domain);
+    domains[domain] = o.version();
     if (!domain.empty())
       continue;
     if (o.version() < 1 || o.version() > kNewestOnnxOpset)
@@ -94,11 +112,14 @@ static LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
     auto it = schema->attributes().find(a.name());
     if (it == schema->attributes().end() || it->second.type == a.type())
       continue;
+    std::string given =
+        onnx::AttributeProto::AttributeType_IsValid(a.type())
+            ? onnx::AttributeProto::AttributeType_Name(a.type())
+            : "of type " + std::to_string(a.type());
     return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
                           << ", opset " << opset << "): attribute '" << a.name()
-                          << "' is "
-                          << onnx::AttributeProto::AttributeType_Name(a.type())
-                          << ", but " << node.op_type() << " takes "
+                          << "' is " << given << ", but " << node.op_type()
+                          << " takes "
                           << onnx::AttributeProto::AttributeType_Name(
                                  it->second.type);
   }
@@ -106,7 +127,7 @@ static LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
 }
 
 LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
-  llvm::StringSet<> domains;
+  llvm::StringMap<int64_t> domains;
   FailureOr<int64_t> opset = checkOpsets(model, domains, loc);
   if (failed(opset))
     return failure();
@@ -130,7 +151,7 @@ LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
     if (failed(checkTensorSize(t, "initializer '" + t.name() + "'", loc)))
       return failure();
     if (t.data_type() == onnx::TensorProto::UNDEFINED ||
-        !onnx::TensorProto::DataType_IsValid(t.data_type()))
+        !isDataType(t.data_type()))
       return emitError(loc)
              << "initializer '" << t.name() << "' has data type "
              << t.data_type() << ", which is not an ONNX TensorProto data type";
@@ -150,7 +171,8 @@ LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
       return emitError(loc) << "node '" << node.name() << "' ("
                             << node.op_type() << ", opset " << *opset << "): ";
     };
-    if (!domains.contains(canonicalDomain(node.domain())))
+    auto domain = domains.find(canonicalDomain(node.domain()));
+    if (domain == domains.end())
       return nodeError() << "its domain '" << node.domain()
                          << "' is not in the model's opset imports";
     for (const std::string &out : node.output())
@@ -158,7 +180,7 @@ LogicalResult validateModel(const onnx::ModelProto &model, Location loc) {
         return nodeError() << "output '" << out
                            << "' is already defined (an ONNX graph defines "
                               "each value once)";
-    if (failed(checkAttributeTypes(node, *opset, loc)))
+    if (failed(checkAttributeTypes(node, domain->second, loc)))
       return failure();
     for (const onnx::AttributeProto &a : node.attribute())
       if (a.has_t() &&

@@ -1,5 +1,4 @@
-//===- ValidateModel.h - ONNX checker rules checked before import -*- C++
-//-*-===//
+//===- ValidateModel.h - ONNX checker rules, tensor sizes -------*- C++ -*-===//
 //
 // Models that onnxruntime refuses (and onnx.checker reports) were imported:
 // a duplicated initializer compiled into an executable that could not start,
@@ -23,6 +22,17 @@ namespace autodist::detail {
 
 /// The newest default-domain opset ONNX defines (ONNX 1.23).
 constexpr int64_t kNewestOnnxOpset = 28;
+/// The last TensorProto data type ONNX 1.23 defines (FLOAT6E3M2).
+constexpr int64_t kNewestOnnxDataType = 28;
+
+/// Whether a tensor of shape `dims` (dynamic dims left out) has no negative
+/// dim and a size in bytes, at the largest element size, that fits int64
+/// (MLIR's element counts, the runtime's byte counts): a crafted product of
+/// dims overflowed, wrapping to a small count.
+bool sizeFitsInt64(llvm::ArrayRef<int64_t> dims);
+
+/// `dims` as "[2, 3, ?]".
+std::string shapeString(llvm::ArrayRef<int64_t> dims);
 
 /// Checks `model` as onnx.checker does where the importer relies on it: a
 /// default-domain opset in [1, kNewestOnnxOpset]; every node's domain
