@@ -167,9 +167,7 @@ static const char *refusalOf(fs::file_type type) {
   }
 }
 
-/// Whether `a` and `b` are one file: the same inode when both exist (links
-/// included), else the same absolute path.
-static bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
+bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
   bool same = false;
   if (!fs::equivalent(a, b, same))
     return same;

@@ -1461,15 +1461,16 @@ importStream(MLIRContext *context,
     emitError(loc) << "'" << name << "' has no graph";
     return nullptr;
   }
-  if (failed(detail::validateModel(model, loc)) ||
-      failed(detail::validateInputOptions(model.graph(), options, loc)))
-    return nullptr;
   // External data is relative to the model's directory, kept absolute so
   // that the executable finds it from anywhere.
   llvm::SmallString<256> dir(name);
   llvm::sys::path::remove_filename(dir);
   llvm::sys::fs::make_absolute(dir);
   llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+  if (failed(detail::validateModel(model, loc)) ||
+      failed(detail::validateInputOptions(model.graph(), options, loc)) ||
+      failed(detail::validateOutputs(model.graph(), dir, options, loc)))
+    return nullptr;
   return Importer(context, name, dir, skipped, options).run(model);
 }
 

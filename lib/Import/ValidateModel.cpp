@@ -2,10 +2,14 @@
 
 #include "ValidateModel.h"
 
+#include "autodist/Driver/OutputFile.h"
+#include "autodist/runtime/ExternalData.h"
+
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
 
 #include <limits>
 
@@ -222,6 +226,38 @@ LogicalResult validateInputOptions(const onnx::GraphProto &graph,
     if (options.boundInputs.count(g.getKey()))
       return emitError(loc) << "--input-shape '" << g.getKey()
                             << "' names an input --bind-input binds";
+  return success();
+}
+
+LogicalResult validateOutputs(const onnx::GraphProto &graph,
+                              llvm::StringRef dir,
+                              const OnnxImportOptions &options, Location loc) {
+  if (options.outputs.empty())
+    return success();
+  auto check = [&](const onnx::TensorProto &t) -> LogicalResult {
+    if (!rt::isExternal(t))
+      return success();
+    for (const onnx::StringStringEntryProto &e : t.external_data()) {
+      if (e.key() != "location")
+        continue;
+      llvm::SmallString<256> data(dir);
+      llvm::sys::path::append(data, e.value());
+      for (const auto &[flag, path] : options.outputs)
+        if (!path.empty() && isSameFile(path, data))
+          return emitError(loc)
+                 << flag << " '" << path << "' is the same file as '" << data
+                 << "', the external data of '" << t.name()
+                 << "': refusing to overwrite it";
+    }
+    return success();
+  };
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (failed(check(t)))
+      return failure();
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.has_t() && failed(check(a.t())))
+        return failure();
   return success();
 }
 

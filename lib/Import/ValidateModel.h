@@ -49,6 +49,13 @@ mlir::LogicalResult validateInputOptions(const onnx::GraphProto &graph,
                                          const OnnxImportOptions &options,
                                          mlir::Location loc);
 
+/// Checks that no external data file of `graph` (relative to `dir`) is one
+/// of `options.outputs`.
+mlir::LogicalResult validateOutputs(const onnx::GraphProto &graph,
+                                    llvm::StringRef dir,
+                                    const OnnxImportOptions &options,
+                                    mlir::Location loc);
+
 } // namespace autodist::detail
 
 #endif // AUTODIST_LIB_IMPORT_VALIDATEMODEL_H

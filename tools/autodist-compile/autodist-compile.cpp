@@ -393,6 +393,9 @@ int main(int argc, char **argv) {
     shapeError = autodist::parseBoundInputs(boundInputs, importOptions);
   if (!shapeError.empty())
     return fail(shapeError);
+  importOptions.outputs = {{"-o", outputFile},
+                           {"--dump-strategy", dumpStrategy},
+                           {"--write-hostfile", writeHostfile}};
   if (convBackend != "auto" && convBackend != "im2col" &&
       convBackend != "onednn")
     return fail("unknown --conv-backend '" + convBackend +

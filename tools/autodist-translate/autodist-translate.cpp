@@ -60,6 +60,8 @@ int main(int argc, char **argv) {
           emitError(UnknownLoc::get(ctx)) << err;
           return nullptr;
         }
+        if (!outputArgument.empty())
+          options.outputs = {{"-o", outputArgument}};
         OwningOpRef<ModuleOp> module = autodist::importOnnxModel(
             ctx, buf->getBuffer(), buf->getBufferIdentifier(), options);
         return OwningOpRef<Operation *>(module.release());

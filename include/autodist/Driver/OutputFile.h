@@ -41,6 +41,10 @@ mlir::FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
                                             bool allowStreams,
                                             std::string &error);
 
+/// Whether `a` and `b` are one file: the same inode when both exist (links
+/// included), else the same absolute path.
+bool isSameFile(llvm::StringRef a, llvm::StringRef b);
+
 /// A temporary file beside `target`, renamed onto it by commit(). It is
 /// removed when destroyed uncommitted and when a signal ends the process
 /// (llvm::sys::RemoveFileOnSignal).
