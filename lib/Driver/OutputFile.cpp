@@ -189,6 +189,17 @@ FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
   };
   OutputPath out;
   out.target = path.str();
+  // The temporary goes beside the target: checked now, not after the work.
+  auto inWritableDirectory = [&]() -> FailureOr<OutputPath> {
+    llvm::SmallString<256> dir = llvm::sys::path::parent_path(out.target);
+    if (dir.empty())
+      dir = ".";
+    if (!fs::is_directory(dir))
+      return refuse(": there is no directory '" + dir + "'");
+    if (std::error_code ec = fs::access(dir, fs::AccessMode::Write))
+      return refuse(": cannot write in '" + dir + "': " + ec.message());
+    return out;
+  };
   if (allowStreams && path == "-") {
     out.direct = true;
     return out;
@@ -203,7 +214,7 @@ FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
   if (std::error_code ec = fs::status(path, own, /*follow=*/false)) {
     if (ec != std::errc::no_such_file_or_directory)
       return refuse(": " + ec.message());
-    return out; // a new file; its directory is checked by TempOutputFile
+    return inWritableDirectory(); // a new file
   }
   fs::file_status pointee;
   if (fs::status(path, pointee, /*follow=*/true))
@@ -217,13 +228,13 @@ FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
   }
   if (const char *why = refusalOf(type))
     return refuse(" " + llvm::Twine(why) + ": refusing to replace it");
-  if (own.type() != fs::file_type::symlink_file)
-    return out;
-  llvm::SmallString<256> real;
-  if (std::error_code ec = fs::real_path(path, real))
-    return refuse(": " + ec.message());
-  out.target = real.str().str();
-  return out;
+  if (own.type() == fs::file_type::symlink_file) {
+    llvm::SmallString<256> real;
+    if (std::error_code ec = fs::real_path(path, real))
+      return refuse(": " + ec.message());
+    out.target = real.str().str();
+  }
+  return inWritableDirectory();
 }
 
 TempOutputFile::~TempOutputFile() {
