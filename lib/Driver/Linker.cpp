@@ -1,5 +1,6 @@
 //===- Linker.cpp - link a model's objects with the runtime ---------------===//
 
+#include "autodist/Driver/OutputFile.h"
 #include "autodist/Driver/Pipeline.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -7,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 
 using namespace mlir;
 
@@ -31,14 +33,13 @@ static LogicalResult runTool(llvm::StringRef program,
         "no '" + program.str() + "' on PATH (needed for " + what.str() + ")";
     return failure();
   }
-  std::vector<llvm::StringRef> argRefs = {*path};
-  argRefs.insert(argRefs.end(), args.begin(), args.end());
+  std::vector<std::string> argv = {*path};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // In a session of its own: a signal to the compiler ends it first, so
+  // that it does not write the output's temporary after its removal.
   std::string msg;
-  int rc =
-      llvm::sys::ExecuteAndWait(*path, argRefs, std::nullopt, {}, 0, 0, &msg);
-  if (rc != 0) {
-    error = what.str() + " failed (" +
-            (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
+  if (failed(runChild(argv, msg))) {
+    error = what.str() + " failed (" + msg + ")";
     return failure();
   }
   return success();
@@ -83,8 +84,10 @@ LogicalResult mergeObjects(const std::vector<std::string> &objects,
 }
 
 void removeFiles(const std::vector<std::string> &paths) {
-  for (const std::string &p : paths)
+  for (const std::string &p : paths) {
     llvm::sys::fs::remove(p);
+    llvm::sys::DontRemoveFileOnSignal(p);
+  }
 }
 
 } // namespace autodist

@@ -15,10 +15,10 @@
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
@@ -192,20 +192,28 @@ static LogicalResult compilePartition(const CodegenPartition &part,
   }
   if (!part.sequencer)
     optimizeModule(**module, *tm, level);
+  // Removed on a signal until removeFiles(), also once written (unlike a
+  // kept ToolOutputFile): the objects are temporaries of the compile.
+  llvm::sys::RemoveFileOnSignal(path);
   std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
     error = "cannot write '" + path.str() + "': " + ec.message();
     return failure();
   }
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, out.os(), nullptr,
+  if (tm->addPassesToEmitFile(pm, out, nullptr,
                               llvm::CodeGenFileType::ObjectFile)) {
     error = "the target cannot emit object files";
     return failure();
   }
   pm.run(**module);
-  out.keep();
+  out.close();
+  if (out.has_error()) {
+    error = "cannot write '" + path.str() + "': " + out.error().message();
+    out.clear_error();
+    return failure();
+  }
   return success();
 }
 

@@ -10,6 +10,8 @@
 #ifndef AUTODIST_LIB_IMPORT_BUILDCHECKED_H
 #define AUTODIST_LIB_IMPORT_BUILDCHECKED_H
 
+#include "ValidateModel.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -18,6 +20,19 @@
 #include <string>
 
 namespace autodist::detail {
+
+/// What is wrong with the sizes of inferred result `types` (a shape from
+/// the model's shape constants whose size overflows 64 bits, see
+/// sizeFitsInt64), or "".
+inline std::string overflowingResults(llvm::ArrayRef<mlir::Type> types) {
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(type);
+    if (ranked && !sizeFitsInt64(ranked.getShape()))
+      return "result " + std::to_string(i) + " has shape " +
+             shapeString(ranked.getShape()) + ", whose size overflows 64 bits";
+  }
+  return "";
+}
 
 /// Creates `OpTy` with `numResults` results typed by its own inference and
 /// verifies it. On failure the op is erased, null is returned and
@@ -55,6 +70,10 @@ mlir::Operation *createInferredOp(mlir::OpBuilder &b, mlir::Location loc,
             ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
             op->getPropertiesStorage(), op->getRegions(), types)) ||
         types.size() != numResults) {
+      ok = mlir::failure();
+    } else if (std::string sizes = overflowingResults(types);
+               !sizes.empty()) {
+      messages = sizes;
       ok = mlir::failure();
     } else {
       for (unsigned i = 0; i < numResults; ++i)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FoldShapes.h"
+#include "ValidateModel.h"
 #include "nn/SliceBounds.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -64,6 +65,11 @@ int64_t numel(const Dims &dims) {
     n *= d;
   return n;
 }
+
+/// The most values one fold makes (an 8192 x 8192 mask): shape subgraphs
+/// are small, and a crafted shape (ConstantOfShape of [2^40]) must not
+/// exhaust memory or overflow a count.
+constexpr int64_t kMaxFoldedValues = int64_t(1) << 26;
 
 const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
                                      const char *name) {
@@ -145,6 +151,9 @@ public:
 
 private:
   FailureOr<bool> fail() { return failure(); }
+  /// Checks that a result of shape `dims` can be folded: no negative dim,
+  /// at most kMaxFoldedValues values.
+  LogicalResult checkResultShape(const Dims &dims);
   /// Axes from the `axes` attribute or constant input `i`.
   std::optional<Dims> axes(size_t i) {
     if (const onnx::AttributeProto *a = findAttr(node, "axes"))
@@ -173,6 +182,28 @@ private:
   std::vector<const IntConstant *> in;
 };
 
+LogicalResult Folder::checkResultShape(const Dims &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) {
+      ctx.error() << "negative dim " << d << " in the shape "
+                  << shapeString(dims);
+      return failure();
+    }
+  }
+  for (int64_t d : dims) {
+    if (d == 0)
+      return success();
+    if (n > kMaxFoldedValues / d) {
+      ctx.error() << "the shape " << shapeString(dims) << " has more than "
+                  << kMaxFoldedValues << " values to fold";
+      return failure();
+    }
+    n *= d;
+  }
+  return success();
+}
+
 FailureOr<bool> Folder::elementwise(
     const std::function<std::optional<int64_t>(const Dims &)> &fn, bool isBool,
     IntConstant &out) {
@@ -187,6 +218,8 @@ FailureOr<bool> Folder::elementwise(
     }
     dims = *b;
   }
+  if (failed(checkResultShape(dims)))
+    return fail();
   out.dims = dims;
   out.isBool = isBool;
   for (int64_t f = 0, n = numel(dims); f < n; ++f) {
@@ -428,7 +461,7 @@ FailureOr<bool> Folder::reshape(IntConstant &out) {
   }
   Dims shape = in[1]->values;
   bool allowzero = attrInt(node, "allowzero", 0) != 0;
-  int64_t known = 1, infer = -1;
+  int64_t infer = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && !allowzero) {
       if (i >= data.dims.size()) {
@@ -437,12 +470,15 @@ FailureOr<bool> Folder::reshape(IntConstant &out) {
       }
       shape[i] = data.dims[i];
     }
-    if (shape[i] == -1) {
+    if (shape[i] == -1 && infer < 0)
       infer = i;
-      continue;
-    }
-    known *= shape[i];
   }
+  Dims knownDims = shape;
+  if (infer >= 0)
+    knownDims[infer] = 1;
+  if (failed(checkResultShape(knownDims)))
+    return fail();
+  int64_t known = numel(knownDims);
   int64_t total = numel(data.dims);
   if (infer >= 0)
     shape[infer] = known ? total / known : 0;
@@ -512,10 +548,16 @@ FailureOr<bool> Folder::range(IntConstant &out) {
     ctx.error() << "delta is 0";
     return fail();
   }
-  int64_t span = limit - start;
-  int64_t n =
+  // In 128 bits: limit - start and the rounding overflow int64.
+  __int128 span = (__int128)limit - start;
+  __int128 count =
       delta > 0 ? (span + delta - 1) / delta : (span + delta + 1) / delta;
-  n = std::max<int64_t>(n, 0);
+  if (count > kMaxFoldedValues) {
+    ctx.error() << "the range has more than " << kMaxFoldedValues
+                << " values to fold";
+    return fail();
+  }
+  int64_t n = std::max<int64_t>((int64_t)count, 0);
   for (int64_t i = 0; i < n; ++i)
     out.values.push_back(start + i * delta);
   out.dims = {n};
@@ -537,11 +579,8 @@ FailureOr<bool> Folder::constantOfShape(IntConstant &out) {
     return fail();
   }
   out.dims = in[0]->values;
-  for (int64_t d : out.dims)
-    if (d < 0) {
-      ctx.error() << "negative dim " << d << " in the shape";
-      return fail();
-    }
+  if (failed(checkResultShape(out.dims)))
+    return fail();
   out.isBool = v.isBool;
   out.values.assign(numel(out.dims), v.values[0]);
   return true;
@@ -556,8 +595,14 @@ FailureOr<bool> Folder::tile(IntConstant &out) {
     return fail();
   }
   out.isBool = data.isBool;
-  for (size_t i = 0; i < reps.size(); ++i)
+  for (size_t i = 0; i < reps.size(); ++i) {
+    // Both at most kMaxFoldedValues (2^26): the product fits.
+    if (failed(checkResultShape({reps[i]})))
+      return fail();
     out.dims.push_back(data.dims[i] * reps[i]);
+  }
+  if (failed(checkResultShape(out.dims)))
+    return fail();
   for (int64_t f = 0, n = numel(out.dims); f < n; ++f) {
     Dims idx = unflatten(f, out.dims);
     int64_t flat = 0;
@@ -665,6 +710,8 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
       ctx.error() << "cannot expand the int64 constant to the shape";
       return failure();
     }
+    if (failed(checkResultShape(*dims)))
+      return failure();
     out.dims = *dims;
     out.isBool = in[0]->isBool;
     for (int64_t f = 0, n = numel(*dims); f < n; ++f)

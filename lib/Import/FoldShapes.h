@@ -55,6 +55,16 @@ struct IntConstant {
   std::vector<int64_t> dims;
   bool isBool = false;
 
+  /// Whether there are as many values as the dims say: a crafted tensor
+  /// may hold fewer, which folds would read past. Its dims fit int64
+  /// (checked before import).
+  bool matchesDims() const {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    return n == (int64_t)values.size();
+  }
+
   /// Whether some entry is unknown (isUnknown).
   bool hasUnknown() const {
     for (int64_t v : values)

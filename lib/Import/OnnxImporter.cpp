@@ -13,6 +13,7 @@
 #include "BuildChecked.h"
 #include "FoldShapes.h"
 #include "ImportConv.h"
+#include "ValidateModel.h"
 #include "nn/NNOps.h"
 
 #include "autodist/Passes.h"
@@ -875,7 +876,12 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &graph) {
       const onnx::TensorProto *values = withValues(t, fileLoc);
       if (!values)
         return failure();
-      intConstants[t.name()] = readInts(*values);
+      IntConstant c = readInts(*values);
+      if (!c.matchesDims())
+        return emitError(fileLoc)
+               << "initializer '" << t.name() << "' has " << c.values.size()
+               << " values for shape " << detail::shapeString(c.dims);
+      intConstants[t.name()] = std::move(c);
       break;
     }
     default:
@@ -968,6 +974,12 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
                          << ":D0xD1...";
       return failure();
     }
+  }
+  if (!detail::sizeFitsInt64(dims)) {
+    emitError(fileLoc) << "input '" << name << "' has shape "
+                       << detail::shapeString(dims)
+                       << ", a negative dim or a size that overflows 64 bits";
+    return failure();
   }
   Type elem = elemType == onnx::TensorProto::FLOAT   ? Type(b.getF32Type())
               : elemType == onnx::TensorProto::INT64 ? Type(b.getI64Type())
@@ -1296,7 +1308,13 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     const onnx::TensorProto &t = *values;
     if (t.data_type() == onnx::TensorProto::INT64 ||
         t.data_type() == onnx::TensorProto::BOOL) {
-      intConstants[node.output(0)] = readInts(t);
+      IntConstant c = readInts(t);
+      if (!c.matchesDims()) {
+        nodeError(node) << "attribute 'value' has " << c.values.size()
+                        << " values for shape " << detail::shapeString(c.dims);
+        return failure();
+      }
+      intConstants[node.output(0)] = std::move(c);
       return success();
     }
     if (t.data_type() != onnx::TensorProto::FLOAT) {
@@ -1449,6 +1467,10 @@ importStream(MLIRContext *context,
   llvm::sys::path::remove_filename(dir);
   llvm::sys::fs::make_absolute(dir);
   llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+  if (failed(detail::validateModel(model, loc)) ||
+      failed(detail::validateInputOptions(model.graph(), options, loc)) ||
+      failed(detail::validateOutputs(model.graph(), dir, options, loc)))
+    return nullptr;
   return Importer(context, name, dir, skipped, options).run(model);
 }
 

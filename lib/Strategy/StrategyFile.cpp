@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Strategy/StrategyFile.h"
+#include "autodist/Driver/OutputFile.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -487,27 +488,20 @@ FailureOr<StrategyAttr> autodist::readStrategyFile(MLIRContext *ctx,
 
 LogicalResult autodist::writeFileAtomically(StringRef path, StringRef contents,
                                             std::string &error) {
-  llvm::SmallString<256> tmp;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", tmp)) {
-    error = ("cannot write '" + path + "': " + ec.message()).str();
-    return failure();
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (!ec)
-      os << contents;
-    if (ec || os.has_error()) {
-      llvm::sys::fs::remove(tmp);
-      error = ("cannot write '" + path + "'").str();
-      return failure();
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    error = ("cannot write '" + path + "': " + ec.message()).str();
-    return failure();
-  }
-  return success();
+  return writeOutputFile(
+      path,
+      [&](StringRef tmp, std::string &err) {
+        std::error_code ec;
+        llvm::raw_fd_ostream os(tmp, ec);
+        if (!ec) {
+          os << contents;
+          os.close();
+        }
+        if (ec || os.has_error()) {
+          err = ("cannot write '" + path + "'").str();
+          return failure();
+        }
+        return success();
+      },
+      error);
 }

@@ -19,6 +19,9 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+#include <limits>
+
 namespace autodist {
 #define GEN_PASS_DEF_BUILDTRAINSTEP
 #include "autodist/Passes.h.inc"
@@ -150,6 +153,28 @@ LogicalResult BuildTrainStepPass::checkOptions(ModuleOp module) {
       optimizer != "adamw")
     return module.emitError("unsupported optimizer '")
            << optimizer << "' (supported: sgd, momentum, adam, adamw)";
+  // Each float setting is an f32 in the IR and a number in the manifest: an
+  // infinite or NaN one (or one past f32's range) made an executable that
+  // refused its own manifest at start.
+  std::pair<const char *, double> floats[] = {{"lr", lr},
+                                              {"momentum", momentum},
+                                              {"weight-decay", weightDecay},
+                                              {"beta1", beta1},
+                                              {"beta2", beta2},
+                                              {"epsilon", epsilon},
+                                              {"clip-norm", clipNorm},
+                                              {"min-lr", minLr},
+                                              {"gamma", gamma}};
+  for (auto [name, value] : floats) {
+    if (std::isnan(value))
+      return module.emitError(name) << " must be a finite number, got nan";
+    if (std::isinf(value))
+      return module.emitError(name) << " must be a finite number, got "
+                                    << (value > 0 ? "inf" : "-inf");
+    if (std::abs(value) > std::numeric_limits<float>::max())
+      return module.emitError(name)
+             << " must be a finite number as f32, got " << value;
+  }
   if (!(lr > 0.0))
     return module.emitError("learning rate must be > 0, got ")
            << static_cast<double>(lr);

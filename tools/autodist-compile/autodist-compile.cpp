@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "autodist/Driver/OutputFile.h"
 #include "autodist/Driver/Pipeline.h"
 #include "autodist/Import/OnnxImporter.h"
 #include "autodist/Passes.h"
@@ -215,27 +216,124 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// Writes `write`'s output to `path` atomically: a temporary file next to
-/// it, renamed on success, removed on failure.
+/// The files -o, --dump-strategy and --write-hostfile replace (a symlink's
+/// target), checked before any work.
+std::string outputTarget, dumpStrategyTarget, hostfileTarget;
+
+/// Writes `write`'s output to the -o target atomically (OutputFile.h).
 int writeAtomically(
-    llvm::StringRef path,
     llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &err)>
         write) {
-  llvm::SmallString<256> tmp;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", tmp))
-    return fail("cannot create '" + path + "': " + ec.message());
   std::string err;
-  if (failed(write(tmp, err))) {
-    llvm::sys::fs::remove(tmp);
+  if (failed(autodist::writeOutputFile(outputTarget, write, err)))
     return err.empty() ? 1 : fail(err);
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return fail("cannot write '" + path + "': " + ec.message());
-  }
   return 0;
 }
+
+/// Writes `print`'s text to the temporary file `tmp`.
+LogicalResult writeText(llvm::StringRef tmp, std::string &err,
+                        llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(tmp, ec);
+  if (ec) {
+    err = "cannot write '" + outputTarget + "': " + ec.message();
+    return failure();
+  }
+  print(os);
+  os.close();
+  if (os.has_error()) {
+    err = "cannot write '" + outputTarget + "': " + os.error().message();
+    os.clear_error();
+    return failure();
+  }
+  return success();
+}
+
+/// Checks `path`, the value of the output flag `flag`, and sets `target`
+/// to the file to replace.
+int checkOutput(llvm::StringRef flag, llvm::StringRef path,
+                llvm::ArrayRef<std::string> inputs, std::string &target) {
+  std::string err;
+  FailureOr<autodist::OutputPath> out = autodist::checkOutputPath(
+      flag, path, inputs, /*allowStreams=*/false, err);
+  if (failed(out))
+    return fail(err);
+  target = out->target;
+  return 0;
+}
+
+/// Checks every output path before any work: none may be a special file,
+/// an input, or another output.
+int checkOutputs() {
+  std::vector<std::string> inputs = {inputFile};
+  for (const std::string &in : {strategyFile.getValue(), cluster.getValue()})
+    if (!in.empty())
+      inputs.push_back(in);
+  if (int rc = checkOutput("-o", outputFile, inputs, outputTarget))
+    return rc;
+  // Each output is an input of the others' checks: two flags naming one
+  // file would silently keep only the last one written.
+  inputs.push_back(outputFile);
+  if (!dumpStrategy.empty())
+    if (int rc = checkOutput("--dump-strategy", dumpStrategy, inputs,
+                             dumpStrategyTarget))
+      return rc;
+  inputs.push_back(dumpStrategy);
+  if (!writeHostfile.empty())
+    if (int rc = checkOutput("--write-hostfile", writeHostfile, inputs,
+                             hostfileTarget))
+      return rc;
+  return 0;
+}
+
+/// Flags that only mean something with another setting: given without it,
+/// they were silently ignored. Checked before any work.
+int checkFlagCombinations() {
+  bool adam = optimizer == "adam" || optimizer == "adamw";
+  bool training = train;
+  bool strategies = train || emit == Emit::Strategy;
+  struct Rule {
+    const cl::Option &flag;
+    bool meaningful;
+    const char *needs;
+  };
+  const Rule rules[] = {
+      {strategy, strategyFile.empty(),
+       "conflicts with --strategy-file (both give the strategy): give one"},
+      {chunkSize, strategyFile.empty(),
+       "has no effect with --strategy-file (the file gives the groups)"},
+      {psPlacement, strategyFile.empty(),
+       "has no effect with --strategy-file (the file places the servers)"},
+      {nesterov, optimizer == "momentum", "needs --optimizer=momentum"},
+      {momentum, optimizer == "momentum", "needs --optimizer=momentum"},
+      {beta1, adam, "needs --optimizer=adam or adamw"},
+      {beta2, adam, "needs --optimizer=adam or adamw"},
+      {epsilon, adam, "needs --optimizer=adam or adamw"},
+      {warmupSteps, lrSchedule == "cosine", "needs --lr-schedule=cosine"},
+      {totalSteps, lrSchedule == "cosine", "needs --lr-schedule=cosine"},
+      {minLr, lrSchedule == "cosine", "needs --lr-schedule=cosine"},
+      {stepSize, lrSchedule == "step", "needs --lr-schedule=step"},
+      {decayGamma, lrSchedule == "step", "needs --lr-schedule=step"},
+      {writeHostfile, !cluster.empty(), "needs --cluster"},
+      {loss, training, "needs --train"},
+      {label, training, "needs --train"},
+      {optimizer, training, "needs --train"},
+      {lr, training, "needs --train"},
+      {weightDecay, training, "needs --train"},
+      {clipNorm, training, "needs --train"},
+      {freeze, training, "needs --train"},
+      {lrSchedule, training, "needs --train"},
+      {syncBatchNorm, training, "needs --train"},
+      {bucketBytes, training, "needs --train"},
+      {strategy, strategies, "needs --train (or --emit=strategy)"},
+      {cluster, strategies, "needs --train (or --emit=strategy)"},
+  };
+  for (const Rule &r : rules)
+    if (r.flag.getNumOccurrences() && !r.meaningful)
+      return fail("--" + r.flag.ArgStr + " " + r.needs);
+  return 0;
+}
+
 autodist::dist::StrategyAttr strategyOf(ModuleOp module) {
   return module->getAttrOfType<autodist::dist::StrategyAttr>("dist.strategy");
 }
@@ -252,13 +350,14 @@ int writeStrategyOutputs(ModuleOp module) {
   std::string err;
   if (!dumpStrategy.empty() &&
       failed(autodist::writeFileAtomically(
-          dumpStrategy, autodist::printStrategyJSON(strategyOf(module)), err)))
+          dumpStrategyTarget, autodist::printStrategyJSON(strategyOf(module)),
+          err)))
     return fail(err);
   if (!writeHostfile.empty()) {
     auto c = module->getAttrOfType<autodist::dist::ClusterAttr>("dist.cluster");
     if (!c)
       return fail("--write-hostfile needs --cluster");
-    if (failed(autodist::writeFileAtomically(writeHostfile,
+    if (failed(autodist::writeFileAtomically(hostfileTarget,
                                              autodist::mpiHostfile(c), err)))
       return fail(err);
   }
@@ -267,6 +366,7 @@ int writeStrategyOutputs(ModuleOp module) {
 } // namespace
 
 int main(int argc, char **argv) {
+  autodist::installSignalHandlers(); // before InitLLVM's handlers
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   std::string clErrors;
@@ -293,11 +393,18 @@ int main(int argc, char **argv) {
     shapeError = autodist::parseBoundInputs(boundInputs, importOptions);
   if (!shapeError.empty())
     return fail(shapeError);
+  importOptions.outputs = {{"-o", outputFile},
+                           {"--dump-strategy", dumpStrategy},
+                           {"--write-hostfile", writeHostfile}};
   if (convBackend != "auto" && convBackend != "im2col" &&
       convBackend != "onednn")
     return fail("unknown --conv-backend '" + convBackend +
                 "' (expected auto, im2col or onednn)");
 
+  if (int rc = checkFlagCombinations())
+    return rc;
+  if (int rc = checkOutputs())
+    return rc;
   if (int fd;
       std::error_code ec = llvm::sys::fs::openFileForRead(inputFile, fd))
     return fail("cannot read '" + inputFile + "': " + ec.message());
@@ -363,11 +470,11 @@ int main(int argc, char **argv) {
     if (int rc = writeStrategyOutputs(*module))
       return rc;
     if (emit == Emit::Strategy)
-      return writeAtomically(
-          outputFile, [&](llvm::StringRef tmp, std::string &err) {
-            return autodist::writeFileAtomically(
-                tmp, autodist::printStrategyJSON(strategyOf(*module)), err);
-          });
+      return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+        return writeText(tmp, err, [&](llvm::raw_ostream &os) {
+          os << autodist::printStrategyJSON(strategyOf(*module));
+        });
+      });
     if (failed(autodist::synchronize(*module, bucketBytes)))
       return 1;
   }
@@ -376,58 +483,47 @@ int main(int argc, char **argv) {
           false)))
     return 1;
   if (emit == Emit::MLIR)
-    return writeAtomically(outputFile,
-                           [&](llvm::StringRef tmp, std::string &err) {
-                             std::error_code ec;
-                             llvm::raw_fd_ostream os(tmp, ec);
-                             if (ec) {
-                               err = ec.message();
-                               return failure();
-                             }
-                             module->print(os);
-                             return success();
-                           });
+    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+      return writeText(tmp, err,
+                       [&](llvm::raw_ostream &os) { module->print(os); });
+    });
 
   progress("lowering to LLVM");
   if (failed(
           autodist::runPipeline(*module, autodist::loweringPipeline(), false)))
     return 1;
   if (emit == Emit::LLVM)
-    return writeAtomically(
-        outputFile, [&](llvm::StringRef tmp, std::string &err) {
-          llvm::LLVMContext llvmContext;
-          auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
-          std::error_code ec;
-          llvm::raw_fd_ostream os(tmp, ec);
-          if (!llvmModule || ec) {
-            err = llvmModule ? ec.message() : "translation to LLVM IR failed";
-            return failure();
-          }
-          llvmModule->print(os, nullptr);
-          return success();
-        });
+    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+      llvm::LLVMContext llvmContext;
+      auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
+      if (!llvmModule) {
+        err = "translation to LLVM IR failed";
+        return failure();
+      }
+      return writeText(tmp, err, [&](llvm::raw_ostream &os) {
+        llvmModule->print(os, nullptr);
+      });
+    });
 
   if (emit == Emit::Obj) {
     progress("emitting " + outputFile);
-    return writeAtomically(outputFile,
-                           [&](llvm::StringRef tmp, std::string &err) {
-                             return autodist::emitObjectFile(
-                                 *module, inputFile, optLevel, jobs, tmp, err);
-                           });
+    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+      return autodist::emitObjectFile(*module, inputFile, optLevel, jobs, tmp,
+                                      err);
+    });
   }
   progress("emitting the object file");
-  int rc =
-      writeAtomically(outputFile, [&](llvm::StringRef tmp, std::string &err) {
-        std::vector<std::string> objects;
-        LogicalResult r = autodist::emitObjectFiles(
-            *module, inputFile, optLevel, jobs, tmp, objects, err);
-        if (succeeded(r)) {
-          progress("linking");
-          r = autodist::linkExecutable(objects, tmp, err);
-        }
-        autodist::removeFiles(objects);
-        return r;
-      });
+  int rc = writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+    std::vector<std::string> objects;
+    LogicalResult r = autodist::emitObjectFiles(*module, inputFile, optLevel,
+                                                jobs, tmp, objects, err);
+    if (succeeded(r)) {
+      progress("linking");
+      r = autodist::linkExecutable(objects, tmp, err);
+    }
+    autodist::removeFiles(objects);
+    return r;
+  });
   if (rc == 0)
     progress("wrote " + outputFile);
   return rc;

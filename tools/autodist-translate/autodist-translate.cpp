@@ -1,5 +1,13 @@
 //===- autodist-translate.cpp - translations into and out of MLIR ---------===//
+//
+// mlirTranslateMain registers its -o inside itself, so main() finds -o on
+// the command line, checks it, and hands mlirTranslateMain a temporary file
+// beside the real target instead, renamed onto it on success only: a
+// failing run leaves an existing output as it was (OutputFile.h).
+//
+//===----------------------------------------------------------------------===//
 
+#include "autodist/Driver/OutputFile.h"
 #include "autodist/Driver/Pipeline.h"
 #include "autodist/Import/OnnxImporter.h"
 
@@ -7,7 +15,10 @@
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -22,7 +33,12 @@ static llvm::cl::list<std::string> boundInputs(
                    "constant values"),
     llvm::cl::value_desc("NAME=V0,V1,..."));
 
+/// The -o value as given, for the check against the input (known in the
+/// translation only); empty without -o.
+static std::string outputArgument;
+
 int main(int argc, char **argv) {
+  autodist::installSignalHandlers(); // before InitLLVM's handlers
   TranslateToMLIRRegistration importOnnx(
       "import-onnx", "Import an ONNX model into the nn dialect",
       [](llvm::SourceMgr &sourceMgr,
@@ -37,6 +53,15 @@ int main(int argc, char **argv) {
         }
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        if (!outputArgument.empty() &&
+            failed(autodist::checkOutputPath("-o", outputArgument,
+                                             {buf->getBufferIdentifier().str()},
+                                             /*allowStreams=*/true, err))) {
+          emitError(UnknownLoc::get(ctx)) << err;
+          return nullptr;
+        }
+        if (!outputArgument.empty())
+          options.outputs = {{"-o", outputArgument}};
         OwningOpRef<ModuleOp> module = autodist::importOnnxModel(
             ctx, buf->getBuffer(), buf->getBufferIdentifier(), options);
         return OwningOpRef<Operation *>(module.release());
@@ -44,6 +69,35 @@ int main(int argc, char **argv) {
       [](DialectRegistry &registry) {
         autodist::registerAllDialects(registry);
       });
-  return failed(
-      mlirTranslateMain(argc, argv, "AutoDist-MLIR translation driver"));
+  // The arguments as llvm::cl will see them (response files expanded), with
+  // the -o value replaced by the temporary file.
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char *> args(argv, argv + argc);
+  llvm::cl::ExpansionContext expansion(alloc, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error e = expansion.expandResponseFiles(args)) {
+    llvm::errs() << "autodist-translate: error: "
+                 << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  auto run = [&](llvm::ArrayRef<const char *> runArgs) {
+    std::vector<char *> ptrs;
+    for (const char *a : runArgs)
+      ptrs.push_back(const_cast<char *>(a));
+    ptrs.push_back(nullptr);
+    int n = runArgs.size();
+    char **v = ptrs.data();
+    return mlirTranslateMain(n, v, "AutoDist-MLIR translation driver");
+  };
+  size_t index;
+  std::string prefix;
+  if (!autodist::findOutputArgument(args, index, prefix))
+    return failed(run(args));
+  outputArgument = llvm::StringRef(args[index]).drop_front(prefix.size());
+  // The input is known in the translation only: checked there.
+  return autodist::runWithCheckedOutput(
+      "autodist-translate", outputArgument, {}, [&](llvm::StringRef path) {
+        args[index] = saver.save(prefix + path).data();
+        return run(args);
+      });
 }

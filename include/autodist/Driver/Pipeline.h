@@ -86,7 +86,8 @@ mlir::LogicalResult linkExecutable(const std::vector<std::string> &objects,
 mlir::LogicalResult mergeObjects(const std::vector<std::string> &objects,
                                  llvm::StringRef outPath, std::string &error);
 
-/// Removes `paths`, ignoring those that do not exist.
+/// Removes `paths`, ignoring those that do not exist, and takes them off the
+/// files removed on a signal.
 void removeFiles(const std::vector<std::string> &paths);
 
 } // namespace autodist

@@ -20,6 +20,10 @@ struct OnnxImportOptions {
   /// int64/bool inputs that carry shapes, axes or bounds become constants
   /// the importer folds, and are no longer inputs of the program.
   llvm::StringMap<std::vector<int64_t>> boundInputs;
+  /// The files the caller writes, as (flag, path): an external data file of
+  /// the model that is one of them is refused (the output would replace the
+  /// weights the executable reads).
+  std::vector<std::pair<std::string, std::string>> outputs;
 };
 
 /// Parses `--bind-input` values (`NAME=V0,V1,...`, integers) into
