@@ -715,6 +715,12 @@ int Trainer::train() {
     }
     if (nonFinite && opts_.onNonFinite == NonFinitePolicy::Stop)
       return collectively([&] {
+        // The log is the record of how training went wrong: it is written
+        // (rank 0), unlike the model and the checkpoint.
+        if (log_) {
+          log_->commit();
+          log_.reset();
+        }
         throw Error("step " + std::to_string(step_) + ": " + *nonFinite +
                     "; stopped before saving anything (--on-nonfinite=skip "
                     "or --on-nonfinite=continue to go on)");
