@@ -77,13 +77,17 @@ def strategy_file(out, tmp, compile_tool):
         return
     model = os.path.join(tmp, "mlp.onnx")
     example("mlp/make_mlp.py", "--out", model, *MLP_ARGS)
-    clusters = [None, f"{SRC}/test/e2e/Inputs/cluster-2x2.yaml"]
-    for builder in ["ps", "ps-lb", "partitioned-ps", "uneven-ps", "allreduce",
-                    "partitioned-ar", "random-axis-ar", "parallax"]:
-        for i, cluster in enumerate(clusters):
-            run([compile_tool, model, "--train", f"--strategy={builder}",
-                 "--emit=strategy", "-o", f"{out}/{builder}-{i}.json",
-                 "--quiet"] + ([f"--cluster={cluster}"] if cluster else []))
+    # Every builder on one node, and the two that place servers on two.
+    cluster = f"{SRC}/test/e2e/Inputs/cluster-2x2.yaml"
+    runs = [(b, None) for b in ["ps", "ps-lb", "partitioned-ps", "uneven-ps",
+                                "allreduce", "partitioned-ar",
+                                "random-axis-ar", "parallax"]]
+    runs += [("ps-lb", cluster), ("parallax", cluster)]
+    for builder, cluster in runs:
+        name = builder + ("-cluster" if cluster else "")
+        run([compile_tool, model, "--train", f"--strategy={builder}",
+             "--emit=strategy", "-o", f"{out}/{name}.json", "--quiet"] +
+            ([f"--cluster={cluster}"] if cluster else []))
 
 
 def resource_spec(out):
