@@ -65,6 +65,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 fuzz_one() {
   local h=$1 corpus=$BUILD/fuzz-corpus/$1 findings=$BUILD/fuzz-findings/$1
   local log=$BUILD/fuzz-logs/$1.log regressions=fuzz/regressions/$1
+  shift # the rest are libFuzzer flags
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
   local dirs=("$corpus" "$SEEDS/$h")
   [ -d "$regressions" ] && dirs+=("$regressions")
