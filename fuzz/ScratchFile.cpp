@@ -40,7 +40,8 @@ ScratchFile::ScratchFile(const std::string &name, const uint8_t *data,
                          size_t size)
     : path_(scratchDir() + "/" + name) {
   std::FILE *f = std::fopen(path_.c_str(), "wb");
-  bool ok = f && std::fwrite(data, 1, size, f) == size;
+  // fwrite's buffer must not be null, even for no bytes.
+  bool ok = f && (size == 0 || std::fwrite(data, 1, size, f) == size);
   if (f && std::fclose(f) != 0)
     ok = false;
   if (!ok) { // the environment's failure, not the code under test's
