@@ -643,6 +643,16 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
       return false;
   if (in.empty() || (!in[0] && !readsShape))
     return false;
+  // readInts takes an initializer's or Constant's values as the model gives
+  // them; every fold below indexes them by its dims.
+  for (const IntConstant *c : in) {
+    if (c && static_cast<int64_t>(c->values.size()) != numel(c->dims)) {
+      ctx.error() << "an int64 input holds " << c->values.size()
+                  << " values, but its dims have " << numel(c->dims)
+                  << " elements";
+      return fail();
+    }
+  }
   static const std::map<std::string, size_t> minInputs = {
       {"Gather", 2}, {"Expand", 2}, {"Tile", 2}, {"Reshape", 2}};
   auto need = minInputs.find(type);
