@@ -548,10 +548,22 @@ FailureOr<bool> Folder::range(IntConstant &out) {
     ctx.error() << "delta is 0";
     return fail();
   }
-  int64_t span = limit - start;
-  int64_t n =
-      delta > 0 ? (span + delta - 1) / delta : (span + delta + 1) / delta;
-  n = std::max<int64_t>(n, 0);
+  // Shape subgraphs range over dims (positions, axes); the bounds come from
+  // the model, so a span past int64 or past kMaxRange is refused rather than
+  // allocated.
+  constexpr int64_t kMaxRange = 1 << 20;
+  int64_t span, n;
+  if (llvm::SubOverflow(limit, start, span) ||
+      llvm::AddOverflow(span, delta > 0 ? delta - 1 : delta + 1, n)) {
+    ctx.error() << "the range overflows int64";
+    return fail();
+  }
+  n = std::max<int64_t>(n / delta, 0);
+  if (n > kMaxRange) {
+    ctx.error() << "a range of " << n
+                << " values is too large to fold (at most " << kMaxRange << ")";
+    return fail();
+  }
   for (int64_t i = 0; i < n; ++i)
     out.values.push_back(start + i * delta);
   out.dims = {n};
