@@ -212,6 +212,10 @@ FailureOr<bool> Folder::elementwise(
 
 static constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
+/// The most values a fold makes up (Range, ConstantOfShape): shape
+/// subgraphs hold dims and positions, not data.
+static constexpr int64_t kMaxFolded = 1 << 20;
+
 /// `op(a[0], a[1])`, or std::nullopt where it overflows (llvm::AddOverflow
 /// and its siblings return non-zero then).
 static std::optional<int64_t>
@@ -549,9 +553,8 @@ FailureOr<bool> Folder::range(IntConstant &out) {
     return fail();
   }
   // Shape subgraphs range over dims (positions, axes); the bounds come from
-  // the model, so a span past int64 or past kMaxRange is refused rather than
+  // the model, so a span past int64 or past kMaxFolded is refused rather than
   // allocated.
-  constexpr int64_t kMaxRange = 1 << 20;
   int64_t span, n;
   if (llvm::SubOverflow(limit, start, span) ||
       llvm::AddOverflow(span, delta > 0 ? delta - 1 : delta + 1, n)) {
@@ -559,9 +562,10 @@ FailureOr<bool> Folder::range(IntConstant &out) {
     return fail();
   }
   n = std::max<int64_t>(n / delta, 0);
-  if (n > kMaxRange) {
+  if (n > kMaxFolded) {
     ctx.error() << "a range of " << n
-                << " values is too large to fold (at most " << kMaxRange << ")";
+                << " values is too large to fold (at most " << kMaxFolded
+                << ")";
     return fail();
   }
   for (int64_t i = 0; i < n; ++i)
@@ -590,8 +594,15 @@ FailureOr<bool> Folder::constantOfShape(IntConstant &out) {
       ctx.error() << "negative dim " << d << " in the shape";
       return fail();
     }
+  int64_t n = 1;
+  for (int64_t d : out.dims)
+    if (llvm::MulOverflow(n, d, n) || n > kMaxFolded) {
+      ctx.error() << "a shape of more than " << kMaxFolded
+                  << " values is too large to fold";
+      return fail();
+    }
   out.isBool = v.isBool;
-  out.values.assign(numel(out.dims), v.values[0]);
+  out.values.assign(n, v.values[0]);
   return true;
 }
 
