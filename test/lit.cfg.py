@@ -79,3 +79,19 @@ with tempfile.TemporaryDirectory() as probe:
 # The runtime has the oneDNN convolutions (libdnnl-dev found by CMake).
 if getattr(config, "autodist_have_onednn", "OFF") == "ON":
     config.available_features.add("onednn")
+
+# A sanitized build (-DAUTODIST_SANITIZE=address,undefined, README
+# "Sanitizers"): the tools, the runtime tests and every compiled model are
+# instrumented, and any report fails its test with a stack trace. Leaks are
+# detected everywhere except those listed in test/lsan.supp (with why).
+if getattr(config, "autodist_sanitize", ""):
+    config.available_features.add("sanitizer")
+    config.environment["ASAN_OPTIONS"] = ":".join([
+        "halt_on_error=1", "detect_leaks=1", "detect_stack_use_after_return=1",
+        "strict_string_checks=1", "check_initialization_order=1",
+        # Leak stacks through the uninstrumented libraries (no frame
+        # pointers) reach the frames test/lsan.supp names.
+        "fast_unwind_on_malloc=0"])
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+        config.autodist_src_root, "test", "lsan.supp")
+    config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"

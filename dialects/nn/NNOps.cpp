@@ -13,6 +13,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -289,13 +290,15 @@ LogicalResult LogSoftmaxOp::verify() {
 // FlattenOp
 //===----------------------------------------------------------------------===//
 
-/// Product of dims, dynamic if any is.
-static int64_t product(ArrayRef<int64_t> dims) {
+/// Product of dims, dynamic if any is; failure if it overflows int64 (the
+/// dims come from the model, e.g. a Reshape's shape initializer).
+static FailureOr<int64_t> product(ArrayRef<int64_t> dims) {
   int64_t p = 1;
   for (int64_t d : dims) {
     if (ShapedType::isDynamic(d))
       return ShapedType::kDynamic;
-    p *= d;
+    if (llvm::MulOverflow(p, d, p))
+      return failure();
   }
   return p;
 }
@@ -315,8 +318,12 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *ctx,
                              " is out of range for rank ", rank);
   if (axis < 0)
     axis += rank;
-  results.push_back(f32Tensor(
-      ctx, {product(shape.take_front(axis)), product(shape.drop_front(axis))}));
+  FailureOr<int64_t> outer = product(shape.take_front(axis));
+  FailureOr<int64_t> inner = product(shape.drop_front(axis));
+  if (failed(outer) || failed(inner))
+    return emitOptionalError(loc, "nn.flatten input ", shapeStr(shape),
+                             " has more elements than int64 can count");
+  results.push_back(f32Tensor(ctx, {*outer, *inner}));
   return success();
 }
 
@@ -354,7 +361,14 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
       out.push_back(d);
     }
   }
-  int64_t total = product(in);
+  auto tooLarge = [&](ArrayRef<int64_t> shape) {
+    return emitOptionalError(loc, "nn.reshape shape ", shapeStr(shape),
+                             " has more elements than int64 can count");
+  };
+  FailureOr<int64_t> checkedTotal = product(in);
+  if (failed(checkedTotal))
+    return tooLarge(in);
+  int64_t total = *checkedTotal;
   int64_t known = 1;
   bool knownStatic = true;
   for (auto [i, d] : llvm::enumerate(out)) {
@@ -362,8 +376,8 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
       continue;
     if (ShapedType::isDynamic(d))
       knownStatic = false;
-    else
-      known *= d;
+    else if (llvm::MulOverflow(known, d, known))
+      return tooLarge(out);
   }
   if (!ShapedType::isDynamic(total) && knownStatic) {
     if (known == 0 || total % known != 0 || (inferred < 0 && total != known))

@@ -11,11 +11,13 @@
 #include "nn/SliceBounds.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -233,7 +235,7 @@ FailureOr<bool> Folder::elementwise(
     }
     std::optional<int64_t> v = fn(args);
     if (!v) {
-      ctx.error() << "integer division by zero";
+      ctx.error() << "integer division by zero or int64 overflow";
       return fail();
     }
     out.values.push_back(*v);
@@ -241,17 +243,37 @@ FailureOr<bool> Folder::elementwise(
   return true;
 }
 
+static constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+/// `op(a[0], a[1])`, or std::nullopt where it overflows (llvm::AddOverflow
+/// and its siblings return non-zero then).
+static std::optional<int64_t>
+checked(int64_t (*op)(int64_t, int64_t, int64_t &), const Dims &a) {
+  int64_t r;
+  if (op(a[0], a[1], r))
+    return std::nullopt;
+  return r;
+}
+
 FailureOr<bool> Folder::binary(const std::string &type, IntConstant &out) {
   using Fn = std::function<std::optional<int64_t>(const Dims &)>;
   bool fmod = attrInt(node, "fmod", 0) != 0;
   static const std::map<std::string, std::pair<Fn, bool>> table = {
-      {"Add", {[](const Dims &a) { return a[0] + a[1]; }, false}},
-      {"Sub", {[](const Dims &a) { return a[0] - a[1]; }, false}},
-      {"Mul", {[](const Dims &a) { return a[0] * a[1]; }, false}},
+      // The values come from the model: a result past int64 is an error
+      // (std::nullopt), not signed overflow.
+      {"Add",
+       {[](const Dims &a) { return checked(llvm::AddOverflow<int64_t>, a); },
+        false}},
+      {"Sub",
+       {[](const Dims &a) { return checked(llvm::SubOverflow<int64_t>, a); },
+        false}},
+      {"Mul",
+       {[](const Dims &a) { return checked(llvm::MulOverflow<int64_t>, a); },
+        false}},
       // ONNX integer division truncates toward zero (as C++).
       {"Div",
        {[](const Dims &a) -> std::optional<int64_t> {
-          if (a[1] == 0)
+          if (a[1] == 0 || (a[0] == kMin && a[1] == -1))
             return std::nullopt;
           return a[0] / a[1];
         },
@@ -265,8 +287,20 @@ FailureOr<bool> Folder::binary(const std::string &type, IntConstant &out) {
        {[](const Dims &a) -> int64_t { return a[0] >= a[1]; }, true}},
       {"And", {[](const Dims &a) -> int64_t { return a[0] && a[1]; }, true}},
       {"Or", {[](const Dims &a) -> int64_t { return a[0] || a[1]; }, true}},
-      {"Neg", {[](const Dims &a) { return -a[0]; }, false}},
-      {"Abs", {[](const Dims &a) { return a[0] < 0 ? -a[0] : a[0]; }, false}},
+      {"Neg",
+       {[](const Dims &a) -> std::optional<int64_t> {
+          if (a[0] == kMin)
+            return std::nullopt;
+          return -a[0];
+        },
+        false}},
+      {"Abs",
+       {[](const Dims &a) -> std::optional<int64_t> {
+          if (a[0] == kMin)
+            return std::nullopt;
+          return a[0] < 0 ? -a[0] : a[0];
+        },
+        false}},
       {"Not", {[](const Dims &a) -> int64_t { return !a[0]; }, true}},
       {"Where", {[](const Dims &a) { return a[0] ? a[1] : a[2]; }, false}},
       {"Min",
@@ -284,6 +318,8 @@ FailureOr<bool> Folder::binary(const std::string &type, IntConstant &out) {
         [fmod](const Dims &a) -> std::optional<int64_t> {
           if (a[1] == 0)
             return std::nullopt;
+          if (a[1] == -1) // INT64_MIN % -1 overflows in C++
+            return 0;
           int64_t r = a[0] % a[1];
           if (!fmod && r != 0 && ((r < 0) != (a[1] < 0)))
             r += a[1];
@@ -652,6 +688,16 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
       return false;
   if (in.empty() || (!in[0] && !readsShape))
     return false;
+  // readInts takes an initializer's or Constant's values as the model gives
+  // them; every fold below indexes them by its dims.
+  for (const IntConstant *c : in) {
+    if (c && static_cast<int64_t>(c->values.size()) != numel(c->dims)) {
+      ctx.error() << "an int64 input holds " << c->values.size()
+                  << " values, but its dims have " << numel(c->dims)
+                  << " elements";
+      return fail();
+    }
+  }
   static const std::map<std::string, size_t> minInputs = {
       {"Gather", 2}, {"Expand", 2}, {"Tile", 2}, {"Reshape", 2}};
   auto need = minInputs.find(type);
