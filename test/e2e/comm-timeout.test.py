@@ -11,6 +11,7 @@ for mpirun to end. Prints the job's stderr, then `exit: nonzero` and
 Never hangs: every wait has a limit, and every process it started or found
 is continued and killed at the end.
 """
+import glob
 import os
 import signal
 import subprocess
@@ -77,12 +78,16 @@ class Job:
         return open(self.err).read()
 
     def wait_steps(self, n):
-        """Until the log has `n` steps (at most 120 s)."""
+        """Until the log has `n` steps (at most 120 s). A running job writes
+        its log to LOG.tmp-XXXXXX (renamed to LOG at the end)."""
         start = time.time()
         while time.time() - start < 120 and self.proc.poll() is None:
-            if os.path.exists(self.log) and \
-                    sum(1 for _ in open(self.log)) >= n:
-                return
+            for live in glob.glob(glob.escape(self.log) + ".tmp-*"):
+                try:
+                    if sum(1 for _ in open(live)) >= n:
+                        return
+                except OSError:
+                    pass
             time.sleep(0.01)
         sys.exit(f"FAIL: the job did not train {n} steps "
                  f"(exit {self.proc.poll()}): {self.stderr()}")
