@@ -73,16 +73,17 @@ fuzz_one() {
     -malloc_limit_mb=512 -timeout=10 -print_final_stats=1
     -artifact_prefix="$findings/")
   [ -n "${FUZZ_MAX_LEN:-}" ] && flags+=(-max_len="$FUZZ_MAX_LEN")
-  local rc=0
+  local rc=0 before
+  before=$(ls "$findings" | wc -l) # earlier runs' artifacts stay there
   nice -n 10 "$BUILD/bin/$h-fuzzer" "${flags[@]}" "$@" "${dirs[@]}" \
     >"$log" 2>&1 || rc=$?
   local execs rate units crashes
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   units=$(ls "$corpus" | wc -l)
-  crashes=$(ls "$findings" | wc -l)
+  crashes=$(($(ls "$findings" | wc -l) - before))
   echo "$h: ${execs:-?} executions in $MINUTES min, ${rate:-?}/s," \
-    "corpus $units, findings $crashes (rc $rc, log $log)"
+    "corpus $units, new findings $crashes (rc $rc, log $log)"
   if [ "$rc" -ne 0 ]; then
     grep -m1 -E "^==[0-9]+==ERROR|runtime error|fuzz finding|Test unit written" \
       "$log" || tail -5 "$log"
