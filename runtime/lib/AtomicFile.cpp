@@ -18,10 +18,9 @@ AtomicFileWriter::AtomicFileWriter(const std::string &path)
       tmp_(target_ + ".tmp-XXXXXX") {
   // Never rename over a device, FIFO, socket or directory.
   checkOutputPath(path_);
-  fd_ = mkstemp(tmp_.data());
+  fd_ = tempfiles::create(tmp_, slot_);
   if (fd_ < 0)
     fail(errno);
-  slot_ = tempfiles::remember(tmp_);
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = umask(0);
   umask(mask);

@@ -3,9 +3,12 @@
 #include "autodist/runtime/TempFileRegistry.h"
 
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <unistd.h>
 
@@ -23,8 +26,20 @@ struct Slot {
 };
 Slot slots[kSlots];
 struct sigaction previous[sizeof kSignals / sizeof kSignals[0]];
+// Threads inside create(): between mkstemp's open and the slot's path being
+// final. A signal can land on another thread (BLAS, MPI) meanwhile.
+std::atomic<int> creating{0};
+// Set by the handler: a create() that starts after it makes no file.
+std::atomic<bool> dying{false};
 
 void onSignal(int sig) {
+  dying.store(true);
+  // Let a create() on another thread finish, so its file is in the table;
+  // bounded, since the signal may have interrupted that very create().
+  for (int i = 0; i < 200 && creating.load() > 0; ++i) {
+    timespec ms = {0, 1000000};
+    nanosleep(&ms, nullptr);
+  }
   for (Slot &s : slots)
     if (s.used.load())
       unlink(s.path);
@@ -66,6 +81,34 @@ int remember(const std::string &path) {
     return i;
   }
   return -1;
+}
+
+int create(std::string &path, int &slot) {
+  creating.fetch_add(1);
+  if (dying.load()) { // the handler runs on another thread: wait for the end
+    creating.fetch_sub(1);
+    for (;;)
+      pause();
+  }
+  slot = remember(path);
+  int fd;
+  if (slot >= 0) {
+    // mkstemp fills in the slot's own copy, so the handler sees the name
+    // as soon as the file can exist.
+    fd = mkstemp(slots[slot].path);
+    if (fd >= 0)
+      path = slots[slot].path;
+  } else {
+    fd = mkstemp(path.data());
+  }
+  int err = errno;
+  creating.fetch_sub(1);
+  if (fd < 0) {
+    forget(slot);
+    slot = -1;
+  }
+  errno = err;
+  return fd;
 }
 
 void forget(int slot) {

@@ -22,6 +22,11 @@ namespace autodist::rt::tempfiles {
 /// returns its slot for forget(), or -1 if the table is full (the file is
 /// then not removed on a signal).
 int remember(const std::string &path);
+/// mkstemp(`path`) (a template ending in XXXXXX, replaced by the name made)
+/// with the file registered from the moment it can exist: a signal on any
+/// thread removes it. Returns the descriptor (-1 and errno on failure) and
+/// the slot in `slot` (-1: the table was full, or mkstemp failed).
+int create(std::string &path, int &slot);
 /// Unregisters slot `slot` (after the file was renamed or removed); -1 is
 /// ignored.
 void forget(int slot);
