@@ -5,10 +5,12 @@
 #include "TestUtil.h"
 
 #include <csignal>
+#include <pthread.h>
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace autodist::rt;
@@ -62,6 +64,41 @@ TEST(AtomicFile, SignalMidWriteRemovesTheTemporary) {
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
     EXPECT_EQ(contents(path), "old");
     EXPECT_EQ(temporaries(dir), std::vector<std::string>{});
+  }
+}
+
+TEST(AtomicFile, SignalOnAnotherThreadRemovesTheTemporary) {
+  // One thread writes outputs back to back (a checkpoint every step); the
+  // SIGTERM is handled on another thread (as it lands on a BLAS or MPI
+  // thread). Before, the handler could run while the writer was between
+  // mkstemp and registering the name, and its temporary stayed.
+  struct sigaction now = {};
+  sigaction(SIGTERM, nullptr, &now);
+  if (now.sa_handler == SIG_IGN)
+    GTEST_SKIP() << "SIGTERM is ignored here";
+  std::string dir = freshDir("thread");
+  for (int round = 0; round < 20; ++round) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      sigset_t term;
+      sigemptyset(&term);
+      sigaddset(&term, SIGTERM);
+      std::thread writer([&] {
+        pthread_sigmask(SIG_BLOCK, &term, nullptr); // never handled here
+        for (int i = 0;; ++i)
+          writeFileAtomically(dir + "/out" + std::to_string(i % 4), "x");
+      });
+      writer.detach();
+      for (;;)
+        pause(); // the signal is handled on this thread
+    }
+    usleep(2000 + 1000 * round);
+    kill(child, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+    EXPECT_EQ(temporaries(dir), std::vector<std::string>{}) << "round " << round;
   }
 }
 
