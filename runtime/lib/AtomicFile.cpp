@@ -37,6 +37,7 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 void AtomicFileWriter::fail(int err) {
+  tempfiles::pauseIfDying();
   if (fd_ >= 0) {
     close(fd_);
     unlink(tmp_.c_str());
@@ -67,6 +68,7 @@ void AtomicFileWriter::commit() {
   fd_ = -1;
   if (rc != 0 || std::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
+    tempfiles::pauseIfDying();
     unlink(tmp_.c_str());
     tempfiles::forget(slot_);
     slot_ = -1;

@@ -83,12 +83,16 @@ int remember(const std::string &path) {
   return -1;
 }
 
+void pauseIfDying() {
+  while (dying.load())
+    pause();
+}
+
 int create(std::string &path, int &slot) {
   creating.fetch_add(1);
   if (dying.load()) { // the handler runs on another thread: wait for the end
     creating.fetch_sub(1);
-    for (;;)
-      pause();
+    pauseIfDying();
   }
   slot = remember(path);
   int fd;

@@ -27,6 +27,10 @@ int remember(const std::string &path);
 /// thread removes it. Returns the descriptor (-1 and errno on failure) and
 /// the slot in `slot` (-1: the table was full, or mkstemp failed).
 int create(std::string &path, int &slot);
+/// Never returns once the handler runs (on another thread): a writer whose
+/// temporary it removed waits for the end by the signal instead of reporting
+/// a failed write.
+void pauseIfDying();
 /// Unregisters slot `slot` (after the file was renamed or removed); -1 is
 /// ignored.
 void forget(int slot);
