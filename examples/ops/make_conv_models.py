@@ -105,6 +105,16 @@ def maxpool(b):
     return b.model("maxpool", [("x", [B, 3, 9, 11])], y, [B, 3, 2, 3], 12)
 
 
+def pool_ceil_mode(b):
+    """ceil_mode = 1 where it gives the floor mode's output size (SqueezeNet's
+    3x3 stride-2 pools on odd maps): imported as the same pool."""
+    p1 = b.node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2],
+                ceil_mode=1)                                        # [B,2,3,3]
+    y = b.node("AveragePool", [p1], kernel_shape=[3, 3], strides=[2, 2],
+               pads=[1, 1, 1, 1], ceil_mode=1)                      # [B,2,2,2]
+    return b.model("pool_ceil_mode", [("x", [B, 2, 7, 7])], y, [B, 2, 2, 2], 12)
+
+
 def averagepool(b):
     ex = b.node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     inc = b.node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
@@ -170,7 +180,7 @@ def cnn_block(b):
 
 FAMILIES = [conv_pads, conv_strides, conv_group, conv_auto_pad, maxpool,
             averagepool, averagepool_dilations, global_averagepool, batchnorm,
-            batchnorm_2d, cnn_block]
+            batchnorm_2d, cnn_block, pool_ceil_mode]
 # Written only when --only names them: batch statistics depend on how the
 # samples are batched, so they are checked on one whole batch.
 WHOLE_BATCH_FAMILIES = [batchnorm_train]
@@ -185,8 +195,8 @@ def bad_models():
     bn_params = [w(n, [2]) for n in ["s", "b", "m", "v"]]
     return {
         "maxpool_ceil_mode": bad_model("maxpool_ceil_mode", [
-            mk("MaxPool", ["x"], ["y"], name="bad", kernel_shape=[2, 2],
-               ceil_mode=1)], x4, 12),
+            mk("MaxPool", ["x"], ["y"], name="bad", kernel_shape=[3, 3],
+               strides=[2, 2], ceil_mode=1)], x4, 12),
         "maxpool_indices": bad_model("maxpool_indices", [
             mk("MaxPool", ["x"], ["y", "idx"], name="bad", kernel_shape=[2, 2])], x4, 12),
         "maxpool_big_pad": bad_model("maxpool_big_pad", [

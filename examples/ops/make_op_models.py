@@ -467,6 +467,27 @@ def shape_batch(b):
     return m
 
 
+def constant_forms(b):
+    """Constant's scalar and list attributes (opset 12+) and an INT32 tensor
+    (Mistral's sliding-window mask): int ones fold, float ones are data."""
+    def constant(**attrs):
+        b.count += 1
+        out = f"const_{b.count}"
+        b.nodes.append(helper.make_node("Constant", [], [out],
+                                        name=f"Constant_{b.count}", **attrs))
+        return out
+    x = "x"                                                             # [B,4]
+    s = constant(value_float=2.0)
+    v = constant(value_floats=[1.0, 2.0, 3.0, 4.0])
+    r = b.node("Reshape", [b.node("Add", [b.node("Mul", [x, s]), v]),
+                           constant(value_ints=[-1, 2, 2])])            # [B,2,2]
+    idx = constant(value=numpy_helper.from_array(np.array([1, 0], np.int32)))
+    g = b.node("Gather", [r, idx], axis=2)                              # [B,2,2]
+    k = b.node("Cast", [constant(value_int=3)], to=F)
+    y = b.node("Reshape", [b.node("Mul", [g, k]), constant(value_ints=[-1, 4])])
+    return b.model("constant_forms", [(x, [B, 4])], y, [B, 4], 13)
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -552,6 +573,9 @@ def bad_models():
             mk("Gather", ["sh", "z"], ["b"], axis=0),
             mk("Range", ["z", "b", "o"], ["r"], name="bad"),
             mk("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], x2, 13),
+        # Shape arithmetic only: on float run-time values an error.
+        "min_runtime": bad_model("min_runtime", [
+            mk("Min", ["x", "x"], ["y"], name="bad")], x2, 13),
         "constant_of_shape_double": bad_model("constant_of_shape_double", [
             mk("Constant", [], ["s"], value=t([2, 4])),
             mk("ConstantOfShape", ["s"], ["c"], name="bad",
@@ -564,7 +588,7 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
             matmul_nd, slice_ops, slice_opset9, split_ops, split_opset18,
-            expand_ops, trilu_ops, shape_fold, shape_batch]
+            expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms]
 
 
 def main():

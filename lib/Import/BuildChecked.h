@@ -71,8 +71,7 @@ mlir::Operation *createInferredOp(mlir::OpBuilder &b, mlir::Location loc,
             op->getPropertiesStorage(), op->getRegions(), types)) ||
         types.size() != numResults) {
       ok = mlir::failure();
-    } else if (std::string sizes = overflowingResults(types);
-               !sizes.empty()) {
+    } else if (std::string sizes = overflowingResults(types); !sizes.empty()) {
       messages = sizes;
       ok = mlir::failure();
     } else {

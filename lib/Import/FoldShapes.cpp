@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FoldShapes.h"
+#include "NodeAttributes.h"
 #include "ValidateModel.h"
 #include "nn/SliceBounds.h"
 
@@ -73,19 +74,6 @@ int64_t numel(const Dims &dims) {
 /// exhaust memory or overflow a count.
 constexpr int64_t kMaxFoldedValues = int64_t(1) << 26;
 
-const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
-                                     const char *name) {
-  for (const auto &a : node.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
-int64_t attrInt(const onnx::NodeProto &node, const char *name, int64_t dflt) {
-  const onnx::AttributeProto *a = findAttr(node, name);
-  return a ? a->i() : dflt;
-}
-
 /// The row-major multi-index of flat position `flat` in `dims`.
 Dims unflatten(int64_t flat, const Dims &dims) {
   Dims idx(dims.size());
@@ -141,6 +129,8 @@ int64_t foldUnknown(const std::string &type, const Dims &args) {
   return kUnknownValue;
 }
 
+} // namespace
+
 /// Folds one node; `in[i]` is input i (null where it is absent).
 class Folder {
 public:
@@ -149,7 +139,24 @@ public:
       : node(node), ctx(ctx), in(std::move(in)) {}
 
   /// As foldIntNode.
-  FailureOr<bool> run(std::vector<IntConstant> &outputs);
+  FailureOr<bool> run(const FoldRule &rule, std::vector<IntConstant> &outputs);
+
+  // The folds of the operators (FoldRule::fn).
+  FailureOr<bool> identity(IntConstant &out);
+  FailureOr<bool> cast(IntConstant &out);
+  FailureOr<bool> expand(IntConstant &out);
+  FailureOr<bool> shape(IntConstant &out);
+  FailureOr<bool> gather(IntConstant &out);
+  FailureOr<bool> slice(IntConstant &out);
+  FailureOr<bool> concat(IntConstant &out);
+  FailureOr<bool> reshape(IntConstant &out);
+  FailureOr<bool> squeeze(bool unsqueeze, IntConstant &out);
+  FailureOr<bool> range(IntConstant &out);
+  FailureOr<bool> constantOfShape(IntConstant &out);
+  FailureOr<bool> tile(IntConstant &out);
+  FailureOr<bool> trilu(IntConstant &out);
+  /// The elementwise ops (Add, Equal, Where, ...), by the node's type.
+  FailureOr<bool> binary(IntConstant &out);
 
 private:
   FailureOr<bool> fail() { return failure(); }
@@ -167,17 +174,6 @@ private:
   FailureOr<bool>
   elementwise(const std::function<std::optional<int64_t>(const Dims &)> &fn,
               bool isBool, IntConstant &out);
-  FailureOr<bool> shape(IntConstant &out);
-  FailureOr<bool> gather(IntConstant &out);
-  FailureOr<bool> slice(IntConstant &out);
-  FailureOr<bool> concat(IntConstant &out);
-  FailureOr<bool> reshape(IntConstant &out);
-  FailureOr<bool> squeeze(bool unsqueeze, IntConstant &out);
-  FailureOr<bool> range(IntConstant &out);
-  FailureOr<bool> constantOfShape(IntConstant &out);
-  FailureOr<bool> tile(IntConstant &out);
-  FailureOr<bool> trilu(IntConstant &out);
-  FailureOr<bool> binary(const std::string &type, IntConstant &out);
 
   const onnx::NodeProto &node;
   const FoldContext &ctx;
@@ -255,7 +251,8 @@ checked(int64_t (*op)(int64_t, int64_t, int64_t &), const Dims &a) {
   return r;
 }
 
-FailureOr<bool> Folder::binary(const std::string &type, IntConstant &out) {
+FailureOr<bool> Folder::binary(IntConstant &out) {
+  const std::string &type = node.op_type();
   using Fn = std::function<std::optional<int64_t>(const Dims &)>;
   bool fmod = attrInt(node, "fmod", 0) != 0;
   static const std::map<std::string, std::pair<Fn, bool>> table = {
@@ -677,16 +674,15 @@ FailureOr<bool> Folder::trilu(IntConstant &out) {
   return true;
 }
 
-FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
-  const std::string &type = node.op_type();
+FailureOr<bool> Folder::run(const FoldRule &rule,
+                            std::vector<IntConstant> &outputs) {
   if (node.output_size() < 1)
     return false;
   // Only Shape and Size read a non-constant input (its type).
-  bool readsShape = type == "Shape" || type == "Size";
   for (auto [i, c] : llvm::enumerate(in))
-    if (!c && !node.input(i).empty() && !(readsShape && i == 0))
+    if (!c && !node.input(i).empty() && !(rule.readsShape && i == 0))
       return false;
-  if (in.empty() || (!in[0] && !readsShape))
+  if (in.empty() || (!in[0] && !rule.readsShape) || in.size() < rule.minInputs)
     return false;
   // readInts takes an initializer's or Constant's values as the model gives
   // them; every fold below indexes them by its dims.
@@ -698,18 +694,9 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
       return fail();
     }
   }
-  static const std::map<std::string, size_t> minInputs = {
-      {"Gather", 2}, {"Expand", 2}, {"Tile", 2}, {"Reshape", 2}};
-  auto need = minInputs.find(type);
-  if (need != minInputs.end() && in.size() < need->second)
-    return false;
   // Inputs that give indices, shapes or bounds must be known entirely.
-  static const std::map<std::string, size_t> firstParam = {
-      {"Gather", 1},          {"Slice", 1},  {"Squeeze", 1}, {"Unsqueeze", 1},
-      {"Reshape", 1},         {"Expand", 1}, {"Tile", 1},    {"Range", 0},
-      {"ConstantOfShape", 0}, {"Trilu", 0}};
-  if (auto p = firstParam.find(type); p != firstParam.end()) {
-    for (size_t i = p->second; i < in.size(); ++i) {
+  if (rule.paramsFrom >= 0) {
+    for (size_t i = rule.paramsFrom; i < in.size(); ++i) {
       if (in[i] && in[i]->hasUnknown()) {
         ctx.error() << "input " << i
                     << " depends on a dynamic dim; give the graph input's "
@@ -719,75 +706,89 @@ FailureOr<bool> Folder::run(std::vector<IntConstant> &outputs) {
     }
   }
   IntConstant out;
-  FailureOr<bool> done = false;
-  if (type == "Identity") {
-    out = *in[0];
-    done = true;
-  } else if (type == "Cast") {
-    int64_t to = attrInt(node, "to", 0);
-    out = *in[0];
-    if (to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32) {
-      out.isBool = false;
-      done = true;
-    } else if (to == onnx::TensorProto::BOOL) {
-      for (int64_t &v : out.values)
-        if (!isUnknown(v))
-          v = v != 0;
-      out.isBool = true;
-      done = true;
-    }
-  } else if (readsShape) {
-    done = shape(out);
-  } else if (type == "Gather") {
-    done = gather(out);
-  } else if (type == "Slice") {
-    done = slice(out);
-  } else if (type == "Squeeze" || type == "Unsqueeze") {
-    done = squeeze(type == "Unsqueeze", out);
-  } else if (type == "Concat") {
-    done = concat(out);
-  } else if (type == "Reshape" || type == "Flatten") {
-    done = reshape(out);
-  } else if (type == "Expand") {
-    IntConstant shape;
-    shape.dims = in[1]->values;
-    auto dims = broadcastDims(in[0]->dims, shape.dims);
-    if (!dims) {
-      ctx.error() << "cannot expand the int64 constant to the shape";
-      return failure();
-    }
-    if (failed(checkResultShape(*dims)))
-      return failure();
-    out.dims = *dims;
-    out.isBool = in[0]->isBool;
-    for (int64_t f = 0, n = numel(*dims); f < n; ++f)
-      out.values.push_back(broadcastAt(*in[0], unflatten(f, *dims)));
-    done = true;
-  } else if (type == "Range") {
-    done = range(out);
-  } else if (type == "ConstantOfShape") {
-    done = constantOfShape(out);
-  } else if (type == "Tile") {
-    done = tile(out);
-  } else if (type == "Trilu") {
-    done = trilu(out);
-  } else {
-    done = binary(type, out);
-  }
+  FailureOr<bool> done = rule.fn(*this, out);
   if (failed(done) || !*done)
     return done;
   outputs.assign({std::move(out)});
   return true;
 }
 
-} // namespace
+FailureOr<bool> Folder::identity(IntConstant &out) {
+  out = *in[0];
+  return true;
+}
 
-FailureOr<bool> foldIntNode(const onnx::NodeProto &node, const FoldContext &ctx,
+FailureOr<bool> Folder::cast(IntConstant &out) {
+  int64_t to = attrInt(node, "to", 0);
+  out = *in[0];
+  if (to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32) {
+    out.isBool = false;
+    return true;
+  }
+  if (to == onnx::TensorProto::BOOL) {
+    for (int64_t &v : out.values)
+      if (!isUnknown(v))
+        v = v != 0;
+    out.isBool = true;
+    return true;
+  }
+  return false;
+}
+
+FailureOr<bool> Folder::expand(IntConstant &out) {
+  IntConstant shape;
+  shape.dims = in[1]->values;
+  auto dims = broadcastDims(in[0]->dims, shape.dims);
+  if (!dims) {
+    ctx.error() << "cannot expand the int64 constant to the shape";
+    return failure();
+  }
+  if (failed(checkResultShape(*dims)))
+    return failure();
+  out.dims = *dims;
+  out.isBool = in[0]->isBool;
+  for (int64_t f = 0, n = numel(*dims); f < n; ++f)
+    out.values.push_back(broadcastAt(*in[0], unflatten(f, *dims)));
+  return true;
+}
+
+FailureOr<bool> foldIntNode(const onnx::NodeProto &node, const FoldRule &rule,
+                            const FoldContext &ctx,
                             std::vector<IntConstant> &outputs) {
+  if (!rule.fn)
+    return false;
   std::vector<const IntConstant *> in;
   for (const std::string &name : node.input())
     in.push_back(name.empty() ? nullptr : ctx.constant(name));
-  return Folder(node, ctx, std::move(in)).run(outputs);
+  return Folder(node, ctx, std::move(in)).run(rule, outputs);
 }
+
+namespace fold {
+FailureOr<bool> identity(Folder &f, IntConstant &out) {
+  return f.identity(out);
+}
+FailureOr<bool> cast(Folder &f, IntConstant &out) { return f.cast(out); }
+FailureOr<bool> shape(Folder &f, IntConstant &out) { return f.shape(out); }
+FailureOr<bool> gather(Folder &f, IntConstant &out) { return f.gather(out); }
+FailureOr<bool> slice(Folder &f, IntConstant &out) { return f.slice(out); }
+FailureOr<bool> squeeze(Folder &f, IntConstant &out) {
+  return f.squeeze(false, out);
+}
+FailureOr<bool> unsqueeze(Folder &f, IntConstant &out) {
+  return f.squeeze(true, out);
+}
+FailureOr<bool> concat(Folder &f, IntConstant &out) { return f.concat(out); }
+FailureOr<bool> reshape(Folder &f, IntConstant &out) { return f.reshape(out); }
+FailureOr<bool> expand(Folder &f, IntConstant &out) { return f.expand(out); }
+FailureOr<bool> range(Folder &f, IntConstant &out) { return f.range(out); }
+FailureOr<bool> constantOfShape(Folder &f, IntConstant &out) {
+  return f.constantOfShape(out);
+}
+FailureOr<bool> tile(Folder &f, IntConstant &out) { return f.tile(out); }
+FailureOr<bool> trilu(Folder &f, IntConstant &out) { return f.trilu(out); }
+FailureOr<bool> elementwise(Folder &f, IntConstant &out) {
+  return f.binary(out);
+}
+} // namespace fold
 
 } // namespace autodist::detail

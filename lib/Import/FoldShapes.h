@@ -92,15 +92,58 @@ struct FoldContext {
   int64_t opset;
 };
 
-/// Evaluates `node` when its result is an int64/bool constant: Identity,
-/// Cast, Shape, Size, Gather, Slice, Squeeze, Unsqueeze, Concat, Reshape,
-/// Flatten, Add/Sub/Mul/Div/Mod, Neg, Abs, Min/Max, Equal/Less/Greater,
-/// Not/And/Or, Where, Expand, Range, ConstantOfShape (int64/bool value),
-/// Tile. Returns true with `outputs` set when folded, false when the node is
-/// not foldable (some input is not constant, or it is a float op), failure
+class Folder;
+
+/// Evaluates one operator on its constant inputs (Folder, FoldShapes.cpp):
+/// true with `out` set, false when this node does not fold (e.g. a float
+/// Cast), failure after an error.
+using FoldFn = mlir::FailureOr<bool> (*)(Folder &, IntConstant &out);
+
+/// How an operator folds (OpSpec::fold in OpRegistry.h).
+struct FoldRule {
+  /// Null: the operator never folds.
+  FoldFn fn = nullptr;
+  /// With fewer inputs the node is not folded (the import handler reports
+  /// what is missing).
+  size_t minInputs = 1;
+  /// Inputs from this one on give indices, shapes or bounds and must be
+  /// known entirely (no unknown dim); -1: none do.
+  int paramsFrom = -1;
+  /// Input 0 need not be constant: its shape is what is read (Shape, Size).
+  bool readsShape = false;
+};
+
+/// The folds the registry entries name.
+namespace fold {
+mlir::FailureOr<bool> identity(Folder &, IntConstant &);
+/// Cast to INT64, INT32 (read as int64) or BOOL.
+mlir::FailureOr<bool> cast(Folder &, IntConstant &);
+/// Shape and Size (of a constant or of a value's static dims).
+mlir::FailureOr<bool> shape(Folder &, IntConstant &);
+mlir::FailureOr<bool> gather(Folder &, IntConstant &);
+mlir::FailureOr<bool> slice(Folder &, IntConstant &);
+mlir::FailureOr<bool> squeeze(Folder &, IntConstant &);
+mlir::FailureOr<bool> unsqueeze(Folder &, IntConstant &);
+mlir::FailureOr<bool> concat(Folder &, IntConstant &);
+/// Reshape and Flatten.
+mlir::FailureOr<bool> reshape(Folder &, IntConstant &);
+mlir::FailureOr<bool> expand(Folder &, IntConstant &);
+mlir::FailureOr<bool> range(Folder &, IntConstant &);
+/// ConstantOfShape with an int64/bool value.
+mlir::FailureOr<bool> constantOfShape(Folder &, IntConstant &);
+mlir::FailureOr<bool> tile(Folder &, IntConstant &);
+mlir::FailureOr<bool> trilu(Folder &, IntConstant &);
+/// Add/Sub/Mul/Div (truncating)/Mod, Neg, Abs, Min/Max, Equal/Less/Greater/
+/// LessOrEqual/GreaterOrEqual, Not/And/Or, Where, by the node's op type.
+mlir::FailureOr<bool> elementwise(Folder &, IntConstant &);
+} // namespace fold
+
+/// Evaluates `node` by `rule` when its inputs are int64/bool constants.
+/// Returns true with `outputs` set when folded, false when the node is not
+/// foldable (some input is not constant, a float Cast, no rule), failure
 /// after reporting an error (e.g. a Range over a dynamic dim).
 mlir::FailureOr<bool> foldIntNode(const onnx::NodeProto &node,
-                                  const FoldContext &ctx,
+                                  const FoldRule &rule, const FoldContext &ctx,
                                   std::vector<IntConstant> &outputs);
 
 } // namespace autodist::detail

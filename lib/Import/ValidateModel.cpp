@@ -116,10 +116,9 @@ static LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
     auto it = schema->attributes().find(a.name());
     if (it == schema->attributes().end() || it->second.type == a.type())
       continue;
-    std::string given =
-        onnx::AttributeProto::AttributeType_IsValid(a.type())
-            ? onnx::AttributeProto::AttributeType_Name(a.type())
-            : "of type " + std::to_string(a.type());
+    std::string given = onnx::AttributeProto::AttributeType_IsValid(a.type())
+                            ? onnx::AttributeProto::AttributeType_Name(a.type())
+                            : "of type " + std::to_string(a.type());
     return emitError(loc) << "node '" << node.name() << "' (" << node.op_type()
                           << ", opset " << opset << "): attribute '" << a.name()
                           << "' is " << given << ", but " << node.op_type()

@@ -20,6 +20,8 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 static llvm::cl::list<std::string> inputShapes(
@@ -32,6 +34,16 @@ static llvm::cl::list<std::string> boundInputs(
     llvm::cl::desc("Bind an int64/bool graph input (shapes, axes) to "
                    "constant values"),
     llvm::cl::value_desc("NAME=V0,V1,..."));
+
+static llvm::cl::opt<bool> printOperators(
+    "print-onnx-operators",
+    llvm::cl::desc("Print the table of supported ONNX operators (markdown, "
+                   "as in docs/operators.md) and exit"),
+    llvm::cl::callback([](const bool &) {
+      autodist::printOnnxOperatorTable(llvm::outs());
+      llvm::outs().flush();
+      std::exit(0);
+    }));
 
 /// The -o value as given, for the check against the input (known in the
 /// translation only); empty without -o.

@@ -53,6 +53,10 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxFile(mlir::MLIRContext *context, llvm::StringRef path,
                const OnnxImportOptions &options);
 
+/// Prints the table of supported ONNX operators of docs/operators.md
+/// (markdown): opsets, the nn op, the gradient and the limits of each.
+void printOnnxOperatorTable(llvm::raw_ostream &os);
+
 } // namespace autodist
 
 #endif // AUTODIST_IMPORT_ONNXIMPORTER_H

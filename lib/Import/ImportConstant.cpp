@@ -1,0 +1,194 @@
+//===- ImportConstant.cpp - Constant, ConstantOfShape, Range --------------===//
+//
+// Operators whose result is known at import: int64/bool ones become
+// import-time constants (folded further), float ones `arith.constant`s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+
+namespace autodist::detail {
+namespace {
+
+/// A float constant of `type` holding `data`, or an error.
+FailureOr<Value> floatConstant(NodeImporter &n, RankedTensorType type,
+                               ArrayRef<float> data) {
+  if ((int64_t)data.size() != type.getNumElements()) {
+    n.error() << "constant has " << data.size() << " values for shape "
+              << type;
+    return failure();
+  }
+  return arith::ConstantOp::create(n.b, n.loc(),
+                                   DenseElementsAttr::get(type, data))
+      .getResult();
+}
+
+FailureOr<Value> importConstant(NodeImporter &n) {
+  // The scalar and list forms (opset 12): value_int(s), value_float(s).
+  const onnx::NodeProto &node = n.node;
+  if (node.attribute_size() != 1) {
+    n.error() << "needs exactly one of the attributes 'value', 'value_int', "
+                 "'value_ints', 'value_float', 'value_floats'";
+    return failure();
+  }
+  const onnx::AttributeProto &a = node.attribute(0);
+  if (a.name() == "value_int" || a.name() == "value_ints") {
+    IntConstant c;
+    if (a.name() == "value_int") {
+      c.values = {a.i()};
+    } else {
+      c.values.assign(a.ints().begin(), a.ints().end());
+      c.dims = {(int64_t)c.values.size()};
+    }
+    for (int64_t &v : c.values)
+      if (isUnknown(v)) // as readInts does: never mistaken for an unknown
+        v = std::numeric_limits<int64_t>::min();
+    n.defineConstant(0, std::move(c));
+    return Value();
+  }
+  if (a.name() == "value_float")
+    return floatConstant(n, RankedTensorType::get({}, n.b.getF32Type()),
+                         {a.f()});
+  if (a.name() == "value_floats") {
+    std::vector<float> data(a.floats().begin(), a.floats().end());
+    return floatConstant(
+        n, RankedTensorType::get({(int64_t)data.size()}, n.b.getF32Type()),
+        data);
+  }
+  if (a.name() != "value" || !a.has_t()) {
+    n.error() << "attribute '" << a.name()
+              << "' is not supported (value, value_int, value_ints, "
+                 "value_float, value_floats)";
+    return failure();
+  }
+  const onnx::TensorProto *values = n.withValues(a.t());
+  if (!values)
+    return failure();
+  const onnx::TensorProto &t = *values;
+  // INT32 is read as int64 (exporters' masks and indices).
+  if (t.data_type() == onnx::TensorProto::INT64 ||
+      t.data_type() == onnx::TensorProto::INT32 ||
+      t.data_type() == onnx::TensorProto::BOOL) {
+    IntConstant c = readInts(t);
+    if (!c.matchesDims()) {
+      n.error() << "attribute 'value' has " << c.values.size()
+                << " values for shape " << shapeString(c.dims);
+      return failure();
+    }
+    n.defineConstant(0, std::move(c));
+    return Value();
+  }
+  if (t.data_type() != onnx::TensorProto::FLOAT) {
+    n.error() << "attribute 'value' of type " << dataTypeName(t.data_type())
+              << " is not supported (FLOAT, INT64, INT32, BOOL)";
+    return failure();
+  }
+  return floatConstant(n, f32Tensor(n.b.getContext(), t), readFloats(t));
+}
+
+FailureOr<Value> importConstantOfShape(NodeImporter &n) {
+  // An int64/bool value was folded already; here the value is float.
+  FailureOr<std::vector<int64_t>> shape = n.constInput(0, "shape");
+  if (failed(shape))
+    return failure();
+  float value = 0.0f;
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    if (!a->has_t() || a->t().data_type() != onnx::TensorProto::FLOAT) {
+      n.error() << "attribute 'value' must be a float, int64 or bool tensor";
+      return failure();
+    }
+    const onnx::TensorProto *t = n.withValues(a->t());
+    if (!t)
+      return failure();
+    std::vector<float> v = readFloats(*t);
+    if (v.size() != 1) {
+      n.error() << "attribute 'value' must hold one value";
+      return failure();
+    }
+    value = v[0];
+  }
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; })) {
+    n.error() << "negative dim in the shape";
+    return failure();
+  }
+  auto type = RankedTensorType::get(
+      SmallVector<int64_t>(shape->begin(), shape->end()), n.b.getF32Type());
+  return arith::ConstantOp::create(n.b, n.loc(),
+                                   DenseElementsAttr::get(type, value))
+      .getResult();
+}
+
+FailureOr<Value> importRange(NodeImporter &n) {
+  // Int64 ranges were folded already; a float one needs constant scalars.
+  double args[3];
+  for (int i = 0; i < 3; ++i) {
+    FailureOr<Value> v = n.operand(i);
+    if (failed(v))
+      return failure();
+    DenseElementsAttr attr;
+    if (!matchPattern(*v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
+        !attr.getElementType().isF32()) {
+      n.error() << "input " << i
+                << " must be a constant scalar (float32 or int64)";
+      return failure();
+    }
+    args[i] = (*attr.getValues<float>().begin());
+  }
+  if (args[2] == 0) {
+    n.error() << "delta is 0";
+    return failure();
+  }
+  int64_t count =
+      std::max<int64_t>((int64_t)std::ceil((args[1] - args[0]) / args[2]), 0);
+  std::vector<float> data;
+  for (int64_t i = 0; i < count; ++i)
+    data.push_back(float(args[0] + i * args[2]));
+  auto type = RankedTensorType::get({count}, n.b.getF32Type());
+  return arith::ConstantOp::create(
+             n.b, n.loc(), DenseElementsAttr::get(type, ArrayRef<float>(data)))
+      .getResult();
+}
+
+} // namespace
+
+void registerConstantOps(OpRegistry &r) {
+  r.add({"Constant",
+         7,
+         {"value", "value_int", "value_ints", "value_float", "value_floats"},
+         importConstant,
+         {},
+         {"", "`arith.constant`", "—",
+          "`value` tensor of float, int64, int32 (read as int64) or bool; "
+          "`value_int`, `value_ints`, `value_float`, `value_floats` (opset "
+          "12+); `sparse_value` and the string forms are errors"}});
+  r.add({"ConstantOfShape",
+         9,
+         {"value"},
+         importConstantOfShape,
+         {fold::constantOfShape, 1, 0},
+         {"", "`arith.constant`", "—",
+          "constant int64 `shape` input. An int64/bool `value` gives an "
+          "int64/bool constant (folded further); a float `value` (default "
+          "0.0) an `arith.constant` float tensor (not a parameter)"}});
+  r.add({"Range",
+         11,
+         {},
+         importRange,
+         {fold::range, 1, 0},
+         {"", "`arith.constant`", "—",
+          "constant scalar inputs. Int64: an int64 constant (e.g. position "
+          "ids, read as data by Gather); float32: an `arith.constant` "
+          "tensor"}});
+}
+
+} // namespace autodist::detail

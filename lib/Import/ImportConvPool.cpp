@@ -1,0 +1,267 @@
+//===- ImportConvPool.cpp - Conv and pooling ------------------------------===//
+//
+// Conv, MaxPool, AveragePool and GlobalAveragePool. ONNX's `auto_pad` is
+// resolved here into explicit pads (the spatial dims are static), so the nn
+// ops only know explicit padding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+#include "nn/NNOps.h"
+
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+
+namespace autodist::detail {
+namespace {
+
+/// The static shape of input `v` (rank 4, NCHW) or an error.
+FailureOr<ArrayRef<int64_t>> nchwShape(NodeImporter &c, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() != 4) {
+    c.error() << "only 2-D spatial inputs (NCHW, rank 4) are supported, got "
+                 "rank "
+              << t.getRank();
+    return failure();
+  }
+  return t.getShape();
+}
+
+/// Strides, dilations and explicit pads of a window op, with ONNX's
+/// defaults and `auto_pad` resolved against the input's spatial dims.
+struct Window {
+  std::vector<int64_t> strides{1, 1}, dilations{1, 1}, pads{0, 0, 0, 0};
+};
+
+FailureOr<Window> windowOf(NodeImporter &c, ArrayRef<int64_t> spatial,
+                           ArrayRef<int64_t> kernel) {
+  Window w;
+  auto check = [&](StringRef name, std::vector<int64_t> &dst,
+                   size_t n) -> LogicalResult {
+    if (std::optional<std::vector<int64_t>> v = c.attrInts(name)) {
+      if (v->size() != n) {
+        c.error() << "attribute '" << name << "' = " << listString(*v)
+                  << " must have " << n << " values (2-D spatial dims)";
+        return failure();
+      }
+      dst = *v;
+    }
+    return success();
+  };
+  if (failed(check("strides", w.strides, 2)) ||
+      failed(check("dilations", w.dilations, 2)) ||
+      failed(check("pads", w.pads, 4)))
+    return failure();
+  std::string autoPad = c.attrString("auto_pad");
+  if (autoPad == "NOTSET")
+    return w;
+  if (autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER") {
+    c.error() << "attribute 'auto_pad' = '" << autoPad
+              << "' is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)";
+    return failure();
+  }
+  if (c.attr("pads")) {
+    c.error() << "attributes 'pads' and 'auto_pad' = '" << autoPad
+              << "' are both given";
+    return failure();
+  }
+  if (autoPad == "VALID")
+    return w;
+  for (int i = 0; i < 2; ++i) {
+    if (w.strides[i] < 1 || w.dilations[i] < 1 || kernel[i] < 1)
+      return w; // the op's verifier reports it
+    // SAME: output ceil(in / stride); the odd pad goes at the end (UPPER)
+    // or the beginning (LOWER).
+    int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+    int64_t window = w.dilations[i] * (kernel[i] - 1) + 1;
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * w.strides[i] + window - spatial[i]);
+    int64_t small = total / 2, large = total - small;
+    w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    w.pads[i + 2] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return w;
+}
+
+SmallVector<NamedAttribute> windowAttrs(OpBuilder &b, const Window &w) {
+  return {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(w.strides)),
+          b.getNamedAttr("pads", b.getDenseI64ArrayAttr(w.pads)),
+          b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(w.dilations))};
+}
+
+FailureOr<Value> importConv(NodeImporter &c) {
+  OpBuilder &b = c.b;
+  FailureOr<SmallVector<Value>> operands =
+      c.operands(/*required=*/2, /*optional=*/1);
+  if (failed(operands))
+    return failure();
+  Value x = (*operands)[0], w = (*operands)[1];
+  FailureOr<ArrayRef<int64_t>> xs = nchwShape(c, x);
+  if (failed(xs))
+    return failure();
+  auto ws = cast<RankedTensorType>(w.getType()).getShape();
+  if (ws.size() != 4) {
+    c.error() << "weight must be [M, C/group, kH, kW], got rank " << ws.size();
+    return failure();
+  }
+  ArrayRef<int64_t> kernel = ws.drop_front(2);
+  if (std::optional<std::vector<int64_t>> k = c.attrInts("kernel_shape")) {
+    if (ArrayRef<int64_t>(*k) != kernel) {
+      c.error() << "attribute 'kernel_shape' = " << listString(*k)
+                << " differs from the weight's spatial dims "
+                << listString(kernel);
+      return failure();
+    }
+  }
+  FailureOr<Window> win = windowOf(c, xs->drop_front(2), kernel);
+  if (failed(win))
+    return failure();
+  SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
+  attrs.push_back(
+      b.getNamedAttr("group", b.getI64IntegerAttr(c.attrInt("group"))));
+  return c.build<nn::ConvOp>(*operands, attrs);
+}
+
+/// `ceil_mode = 1` is imported where it gives the floor mode's output size
+/// (then the windows are the same: SqueezeNet's pools at 224x224); where it
+/// adds a partial last window it is an error.
+LogicalResult checkCeilModeMatchesFloor(NodeImporter &c,
+                                        ArrayRef<int64_t> spatial,
+                                        ArrayRef<int64_t> kernel,
+                                        const Window &w) {
+  for (int i = 0; i < 2; ++i) {
+    int64_t stride = w.strides[i], padded = spatial[i] + w.pads[i] +
+                                            w.pads[i + 2];
+    int64_t span = padded - (w.dilations[i] * (kernel[i] - 1) + 1);
+    if (stride < 1 || span < 0)
+      return success(); // the op's verifier reports it
+    int64_t floorOut = span / stride + 1;
+    int64_t ceilOut = (span + stride - 1) / stride + 1;
+    // As PyTorch and onnxruntime: the last window must start inside the
+    // input or its leading pad.
+    if ((ceilOut - 1) * stride >= spatial[i] + w.pads[i])
+      --ceilOut;
+    if (ceilOut != floorOut) {
+      c.error() << "attribute 'ceil_mode' = 1 is not supported where it "
+                   "changes the output size (spatial dim "
+                << i << ": " << ceilOut << " instead of " << floorOut << ")";
+      return failure();
+    }
+  }
+  return success();
+}
+
+template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
+  OpBuilder &b = c.b;
+  FailureOr<Value> x = c.operand(0);
+  if (failed(x))
+    return failure();
+  if (max && failed(c.onlyFirstOutput("output 'Indices' is not supported")))
+    return failure();
+  int64_t ceil = c.attrInt("ceil_mode");
+  if (ceil != 0 && ceil != 1) {
+    c.error() << "attribute 'ceil_mode' = " << ceil << " must be 0 or 1";
+    return failure();
+  }
+  FailureOr<ArrayRef<int64_t>> xs = nchwShape(c, *x);
+  if (failed(xs))
+    return failure();
+  std::optional<std::vector<int64_t>> kernel = c.attrInts("kernel_shape");
+  if (!kernel) {
+    c.error() << "attribute 'kernel_shape' is missing";
+    return failure();
+  }
+  if (kernel->size() != 2) {
+    c.error() << "attribute 'kernel_shape' = " << listString(*kernel)
+              << " must have 2 values (2-D spatial dims)";
+    return failure();
+  }
+  FailureOr<Window> win = windowOf(c, xs->drop_front(2), *kernel);
+  if (failed(win))
+    return failure();
+  if (ceil && failed(checkCeilModeMatchesFloor(c, xs->drop_front(2), *kernel,
+                                               *win)))
+    return failure();
+  SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
+  attrs.push_back(
+      b.getNamedAttr("kernel_shape", b.getDenseI64ArrayAttr(*kernel)));
+  if (max)
+    return c.build<nn::MaxPoolOp>({*x}, attrs);
+  int64_t countPad = c.attrInt("count_include_pad");
+  if (countPad != 0 && countPad != 1) {
+    c.error() << "attribute 'count_include_pad' must be 0 or 1";
+    return failure();
+  }
+  attrs.push_back(b.getNamedAttr("count_include_pad", b.getBoolAttr(countPad)));
+  return c.build<nn::AveragePoolOp>({*x}, attrs);
+}
+
+FailureOr<Value> importGlobalAveragePool(NodeImporter &c) {
+  FailureOr<Value> x = c.operand(0);
+  if (failed(x))
+    return failure();
+  return c.build<nn::GlobalAveragePoolOp>({*x});
+}
+
+} // namespace
+
+void registerConvPoolOps(OpRegistry &r) {
+  std::vector<AttrSpec> window = {
+      {"auto_pad", "NOTSET"}, "dilations", "kernel_shape", "pads", "strides"};
+  auto with = [&](std::vector<AttrSpec> more) {
+    std::vector<AttrSpec> all = window;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  r.add(
+      {"Conv",
+       7,
+       with({{"group", 1}}),
+       importConv,
+       {},
+       {"", "`nn.conv`",
+        "input (`nn.conv_input_grad`: the output gradient dilated by the "
+        "strides, padded, correlated with the flipped kernel per group), "
+        "weight (`nn.conv_weight_grad`), bias (summed over N, H, W); all "
+        "strides, pads, dilations, groups incl. depthwise",
+        R"(2-D only: NCHW input `[N, C, H, W]` (batch may be dynamic; C, H, W static), static weight `[M, C/group, kH, kW]`, optional bias `[M]`. `group` (incl. depthwise, `group = C`), `strides`, `dilations`, `pads`; `auto_pad` NOTSET/VALID/SAME_UPPER/SAME_LOWER is resolved into explicit pads by the importer (with `pads` also given it is an error). `kernel_shape`, if given, must equal the weight's spatial dims. 1-D/3-D convolutions are errors. Lowers to zero padding, then (`group = 1`) im2col columns of the whole batch `[C·kH·kW, N·OH·OW]` and one `linalg.contract` → one sgemm, transposed to NCHW (the gradients likewise one sgemm each on the output gradient transposed to channels-first: the weight gradient with the forward's columns, the input gradient as `wᵀ·dy` added back into the input by col2im), or `linalg.conv_2d_ngchw_gfchw` / generic gradients with groups; the bias added after the sum)"}});
+  r.add({"MaxPool",
+         7,
+         with({{"ceil_mode", 0}, {"storage_order", 0}}),
+         importPool<true>,
+         {},
+         {"", "`nn.max_pool`",
+          "yes (`nn.max_pool_grad`): each window's gradient goes to its "
+          "maximum, the first in row-major window order on ties (as PyTorch)",
+          "2-D only. `kernel_shape` (required), `strides`, `pads` (each "
+          "smaller than the kernel, padding is `-inf`), `dilations`, "
+          "`auto_pad` as Conv, `storage_order` (accepted: it only concerns "
+          "Indices). `ceil_mode = 1` where it gives the same output size as 0 "
+          "(it then changes nothing, e.g. SqueezeNet's pools); where it adds a "
+          "partial window, and the `Indices` output, are errors"}});
+  r.add({"AveragePool",
+         7,
+         with({{"ceil_mode", 0}, {"count_include_pad", 0}}),
+         importPool<false>,
+         {},
+         {"", "`nn.average_pool`",
+          "yes (`nn.average_pool_grad`), both `count_include_pad`",
+          "2-D only. `kernel_shape`, `strides`, `pads` (each smaller than the "
+          "kernel), `dilations` (opset 19), `auto_pad` as Conv, "
+          "`count_include_pad` 0 (default: divide by the window positions "
+          "inside the input) or 1 (divide by kH * kW). `ceil_mode = 1` as "
+          "MaxPool"}});
+  r.add(
+      {"GlobalAveragePool",
+       7,
+       {},
+       importGlobalAveragePool,
+       {},
+       {"", "`nn.global_average_pool`", "yes (broadcast, divided by the count)",
+        "`[N, C, D1, ...]` (any spatial rank >= 1, static) to `[N, C, 1, "
+        "...]`"}});
+}
+
+} // namespace autodist::detail

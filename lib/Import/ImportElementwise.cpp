@@ -1,0 +1,317 @@
+//===- ImportElementwise.cpp - arithmetic, activations, compare, Cast -----===//
+//
+// Elementwise operators. On int64/bool constants (shape arithmetic) most of
+// them fold at import (FoldShapes.cpp); some exist only in that form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+#include "nn/NNOps.h"
+
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+
+namespace autodist::detail {
+namespace {
+
+FailureOr<Value> importPow(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0), y = n.operand(1);
+  if (failed(x) || failed(y))
+    return failure();
+  Value e = *y;
+  // ONNX allows an integer exponent; nn.pow computes in f32.
+  if (!cast<RankedTensorType>(e.getType()).getElementType().isF32()) {
+    FailureOr<Value> c = n.build<nn::CastOp>(
+        {e}, {n.b.getNamedAttr("to", TypeAttr::get(n.b.getF32Type()))});
+    if (failed(c))
+      return failure();
+    e = *c;
+  }
+  return n.build<nn::PowOp>({*x, e});
+}
+
+FailureOr<Value> importLeakyRelu(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  return n.build<nn::LeakyReluOp>(
+      {*x},
+      {n.b.getNamedAttr("alpha", n.b.getF32FloatAttr(n.attrFloat("alpha")))});
+}
+
+FailureOr<Value> importGelu(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  std::string approx = n.attrString("approximate");
+  if (approx != "none" && approx != "tanh") {
+    n.error() << "attribute 'approximate' = '" << approx
+              << "' is not supported (none, tanh)";
+    return failure();
+  }
+  return n.build<nn::GeluOp>(
+      {*x}, {n.b.getNamedAttr("approximate", n.b.getStringAttr(approx))});
+}
+
+FailureOr<Value> importWhere(NodeImporter &n) {
+  FailureOr<Value> c = n.operand(0), x = n.operand(1), y = n.operand(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  return n.build<nn::WhereOp>({*c, *x, *y});
+}
+
+FailureOr<Value> importCast(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  const onnx::AttributeProto *to = n.attr("to");
+  if (!to) {
+    n.error() << "attribute 'to' is missing";
+    return failure();
+  }
+  Type elem;
+  switch (to->i()) {
+  case onnx::TensorProto::FLOAT:
+    elem = n.b.getF32Type();
+    break;
+  case onnx::TensorProto::INT64:
+    elem = n.b.getI64Type();
+    break;
+  case onnx::TensorProto::BOOL:
+    elem = n.b.getI1Type();
+    break;
+  default:
+    n.error() << "attribute 'to' = " << dataTypeName(to->i())
+              << " is not supported (FLOAT, INT64, BOOL)";
+    return failure();
+  }
+  return n.build<nn::CastOp>({*x},
+                             {n.b.getNamedAttr("to", TypeAttr::get(elem))});
+}
+
+FailureOr<Value> importDropout(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  // The ratio: attribute before opset 12, constant input 1 since (a Constant
+  // node or, as some exporters write it, a float initializer); 0.5 if absent.
+  float ratio = n.attrFloat("ratio");
+  if (n.opset() >= 12 && n.hasInput(1)) {
+    FailureOr<std::optional<std::vector<float>>> v = n.constFloats(1);
+    if (failed(v))
+      return failure();
+    if (!*v || (*v)->size() != 1) {
+      n.error() << "input 'ratio' must be a constant float scalar";
+      return failure();
+    }
+    ratio = (**v)[0];
+  }
+  if (!(ratio >= 0.0f && ratio < 1.0f)) {
+    n.error() << "ratio " << ratio << " is outside [0, 1)";
+    return failure();
+  }
+  // training_mode, when given, must be a constant: inference (the forward
+  // pass) is the identity and the training step applies the mask either
+  // way, as torch's eval() and train() do.
+  if (n.hasInput(2)) {
+    const IntConstant *mode = n.intConstant(2);
+    if (!mode || mode->values.size() != 1) {
+      n.error() << "input 'training_mode' must be a constant bool";
+      return failure();
+    }
+  }
+  bool wantsMask = n.node.output_size() > 1 && !n.node.output(1).empty();
+  if (wantsMask && n.opset() < 12) {
+    n.error() << "output 'mask' of opset " << n.opset()
+              << " Dropout is not supported (unspecified in inference "
+                 "before opset 12)";
+    return failure();
+  }
+  FailureOr<Operation *> op = n.buildOp<nn::DropoutOp>(
+      {*x}, {n.b.getNamedAttr("ratio", n.b.getF32FloatAttr(ratio))}, 2);
+  if (failed(op))
+    return failure();
+  if (wantsMask)
+    n.define(1, (*op)->getResult(1));
+  return (*op)->getResult(0);
+}
+
+constexpr FoldRule kFoldElementwise{fold::elementwise};
+
+const char *kFloatOnly = "float only";
+
+/// An operator that folds on int64/bool constants and has no nn op.
+OpSpec foldedOnly(const char *name, int64_t since,
+                  std::vector<AttrSpec> attrs = {}) {
+  return {name,
+          since,
+          std::move(attrs),
+          nullptr,
+          kFoldElementwise,
+          {"", "— (folded)", "—",
+           "int64/bool constants only (shape arithmetic, see below); on "
+           "run-time values an error"}};
+}
+
+} // namespace
+
+void registerElementwiseOps(OpRegistry &r) {
+  r.add({"Add",
+         7,
+         {},
+         importBinary<nn::AddOp>,
+         kFoldElementwise,
+         {"", "`nn.add`", "both operands, summed over broadcast dims",
+          kFloatOnly}});
+  r.add({"Sub",
+         7,
+         {},
+         importBinary<nn::SubOp>,
+         kFoldElementwise,
+         {"", "`nn.sub`", "both operands, summed over broadcast dims",
+          kFloatOnly}});
+  r.add({"Mul",
+         7,
+         {},
+         importBinary<nn::MulOp>,
+         kFoldElementwise,
+         {"", "`nn.mul`", "both operands, summed over broadcast dims",
+          kFloatOnly}});
+  r.add({"Div",
+         7,
+         {},
+         importBinary<nn::DivOp>,
+         kFoldElementwise,
+         {"", "`nn.div`",
+          "both operands (`g / b`, `-g y / b`), summed over broadcast dims",
+          "float only (no integer division)"}});
+  r.add({"Pow",
+         7,
+         {},
+         importPow,
+         {},
+         {"", "`nn.pow`",
+          "base (`g e a^(e-1)`) and exponent (`g y log a`, 0 where `a = 0`); "
+          "none for a constant exponent",
+          "float base; an `int64` exponent is cast to f32. `powf` semantics "
+          "(negative base with a non-integer exponent gives NaN)"}});
+  r.add({"Relu",
+         7,
+         {},
+         importUnary<nn::ReluOp>,
+         {},
+         {"", "`nn.relu`", "yes (0 at `x = 0`)", ""}});
+  const char *fromResult =
+      "yes, from the forward result where it is cheaper (`0.5 g / y`, `g y`, "
+      "`g y (1 - y)`, `g (1 - y^2)`)";
+  r.add({"Sqrt",
+         7,
+         {},
+         importUnary<nn::SqrtOp>,
+         {},
+         {"", "`nn.sqrt`", fromResult, kFloatOnly}});
+  r.add({"Neg",
+         7,
+         {},
+         importUnary<nn::NegOp>,
+         kFoldElementwise,
+         {"", "`nn.neg`", fromResult, kFloatOnly}});
+  r.add({"Exp",
+         7,
+         {},
+         importUnary<nn::ExpOp>,
+         {},
+         {"", "`nn.exp`", fromResult, kFloatOnly}});
+  r.add({"Log",
+         7,
+         {},
+         importUnary<nn::LogOp>,
+         {},
+         {"", "`nn.log`", fromResult, kFloatOnly}});
+  r.add({"Sigmoid",
+         7,
+         {},
+         importUnary<nn::SigmoidOp>,
+         {},
+         {"", "`nn.sigmoid`", fromResult, kFloatOnly}});
+  r.add({"Tanh",
+         7,
+         {},
+         importUnary<nn::TanhOp>,
+         {},
+         {"", "`nn.tanh`", fromResult, kFloatOnly}});
+  r.add({"Erf",
+         9,
+         {},
+         importUnary<nn::ErfOp>,
+         {},
+         {"", "`nn.erf`", "yes (`2/sqrt(pi) exp(-x^2)`)",
+          "rational approximation in arith (within 4e-7 relative of erf): "
+          "`math.erf` has no LLVM lowering"}});
+  r.add({"LeakyRelu",
+         7,
+         {{"alpha", 0.01f}},
+         importLeakyRelu,
+         {},
+         {"", "`nn.leaky_relu`",
+          "yes (`nn.relu_grad {alpha}`; `alpha g` at `x = 0`, as PyTorch)",
+          "`alpha` (default 0.01, finite)"}});
+  r.add({"Gelu",
+         20,
+         {{"approximate", "none"}},
+         importGelu,
+         {},
+         {"", "`nn.gelu`", "yes, both forms (fused `nn.gelu_grad`)",
+          "`approximate` = `none` (erf form, default) or `tanh`. Exporters' "
+          "decompositions (Div/Erf/Add/Mul, Pow/Tanh) import as those ops"}});
+  r.add({"Equal",
+         7,
+         {},
+         importBinary<nn::EqualOp>,
+         kFoldElementwise,
+         {"", "`nn.equal`", "none (bool result)",
+          "float, int64 or bool operands of the same type; `bool` result; NaN "
+          "is unequal to everything"}});
+  r.add({"Where",
+         9,
+         {},
+         importWhere,
+         kFoldElementwise,
+         {"", "`nn.where`",
+          "X and Y (summed over broadcast dims); none for the condition",
+          "`bool` condition; X and Y of the same type (float, int64, bool); "
+          "all three broadcast"}});
+  r.add({"Cast",
+         7,
+         {"to", {"saturate", 1}},
+         importCast,
+         {fold::cast},
+         {"", "`nn.cast`",
+          "f32 to f32: identity; to or from an integer/bool type: none",
+          "`to` = FLOAT, INT64 or BOOL (others are errors). float to int64 "
+          "truncates toward zero; to bool is `x != 0` (NaN is true); bool to "
+          "number is 0/1. `saturate` is accepted (it only concerns float8). A "
+          "cast of an int64/bool constant to INT64, INT32 or BOOL is folded "
+          "(see Shape arithmetic)"}});
+  r.add({"Dropout",
+         7,
+         {{"ratio", 0.5f}, "seed"},
+         importDropout,
+         {},
+         {"",
+          "`nn.dropout`", "mask * scale * upstream (`nn.masked_scale` with the forward's mask)", R"(Inference (`@forward`, `--eval`, `--inputs`): the identity, `mask` all true, as torch's `eval()`. The training step (`--train`) applies dropout, as torch's `train()`: each element is dropped with probability `ratio` and the kept ones are scaled by `1 / (1 - ratio)` (`nn.dropout_mask` + `nn.masked_scale`); the `mask` output is the mask applied. `ratio`: attribute before opset 12, constant input since (a `Constant` or a float initializer), default 0.5, must be in [0, 1). `training_mode` (opset 12+), if given, must be a constant bool; it does not change either behavior. Masks come from a stateless generator keyed by (`--seed`, rank, step, dropout index) (docs/user-guide.md); the `seed` attribute is ignored. Before opset 12 the `mask` output is unspecified in inference (onnxruntime returns all false) and is rejected if used)"}});
+  r.add(foldedOnly("Mod", 10, {{"fmod", 0}}));
+  r.add(foldedOnly("Abs", 7));
+  r.add(foldedOnly("Min", 8));
+  r.add(foldedOnly("Max", 8));
+  r.add(foldedOnly("Less", 7));
+  r.add(foldedOnly("Greater", 7));
+  r.add(foldedOnly("LessOrEqual", 12));
+  r.add(foldedOnly("GreaterOrEqual", 12));
+  r.add(foldedOnly("Not", 7));
+  r.add(foldedOnly("And", 7));
+  r.add(foldedOnly("Or", 7));
+}
+
+} // namespace autodist::detail

@@ -1,0 +1,74 @@
+//===- ImportReduction.cpp - ReduceSum, ReduceMean, ReduceMax -------------===//
+
+#include "Importer.h"
+#include "nn/NNOps.h"
+
+using namespace mlir;
+
+namespace autodist::detail {
+namespace {
+
+template <typename OpTy> FailureOr<Value> importReduce(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  auto axes = n.axes(1);
+  if (failed(axes))
+    return failure();
+  int64_t keepdims = n.attrInt("keepdims");
+  int64_t noop = n.attrInt("noop_with_empty_axes");
+  if ((keepdims != 0 && keepdims != 1) || (noop != 0 && noop != 1)) {
+    n.error() << "attribute '"
+              << (keepdims != 0 && keepdims != 1 ? "keepdims"
+                                                 : "noop_with_empty_axes")
+              << "' must be 0 or 1";
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  return n.build<OpTy>(
+      {*x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes->value_or(
+                                        std::vector<int64_t>{}))),
+             b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
+             b.getNamedAttr("noop_with_empty_axes", b.getBoolAttr(noop))});
+}
+
+std::vector<AttrSpec> reduceAttributes() {
+  return {"axes", {"keepdims", 1}, {"noop_with_empty_axes", 0}};
+}
+
+} // namespace
+
+void registerReductionOps(OpRegistry &r) {
+  r.add({"ReduceSum",
+         7,
+         reduceAttributes(),
+         importReduce<nn::ReduceSumOp>,
+         {},
+         {"", "`nn.reduce_sum`", "yes (`nn.broadcast_like`)",
+          "`axes` attribute (opset < 13) or constant int64 `axes` input (13+; "
+          "either form is accepted at any opset, not both), `keepdims` (0/1, "
+          "default 1), `noop_with_empty_axes` (0/1). Empty or absent axes "
+          "reduce over all dims, or with `noop_with_empty_axes=1` return the "
+          "input"}});
+  const char *meanMaxGradient =
+      "Mean: broadcast, divided by the reduced count (at run time over a "
+      "dynamic dim). Max: to the positions equal to the max, split evenly "
+      "among ties (as `torch.amax`)";
+  const char *meanMaxNotes =
+      "as ReduceSum; axes input from opset 18. The mean over a dynamic dim "
+      "divides by its run-time size; ReduceMax of NaN is NaN";
+  r.add({"ReduceMean",
+         7,
+         reduceAttributes(),
+         importReduce<nn::ReduceMeanOp>,
+         {},
+         {"", "`nn.reduce_mean`", meanMaxGradient, meanMaxNotes}});
+  r.add({"ReduceMax",
+         7,
+         reduceAttributes(),
+         importReduce<nn::ReduceMaxOp>,
+         {},
+         {"", "`nn.reduce_max`", meanMaxGradient, meanMaxNotes}});
+}
+
+} // namespace autodist::detail

@@ -1,0 +1,455 @@
+//===- ImportShape.cpp - data movement: reshape, slice, gather, ... -------===//
+//
+// Operators that move data without arithmetic. Of int64/bool constants
+// (exporters' shape arithmetic) they fold at import (FoldShapes.cpp); Shape
+// and Size always do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+#include "nn/NNOps.h"
+
+using namespace mlir;
+
+namespace autodist::detail {
+namespace {
+
+FailureOr<Value> importTranspose(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  std::vector<int64_t> perm;
+  if (std::optional<std::vector<int64_t>> p = n.attrInts("perm")) {
+    perm = *p;
+  } else {
+    for (int64_t i = cast<RankedTensorType>(x->getType()).getRank() - 1; i >= 0;
+         --i)
+      perm.push_back(i);
+  }
+  return n.build<nn::TransposeOp>(
+      {*x}, {n.b.getNamedAttr("perm", n.b.getDenseI64ArrayAttr(perm))});
+}
+
+template <bool Unsqueeze> FailureOr<Value> importSqueeze(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  auto axes = n.axes(1);
+  if (failed(axes))
+    return failure();
+  std::vector<int64_t> list;
+  if (axes->has_value()) {
+    list = **axes;
+  } else if (Unsqueeze) {
+    n.error() << "needs axes (attribute 'axes' or the axes input)";
+    return failure();
+  } else {
+    // No axes: every static size-1 dim (a dynamic dim is never squeezed).
+    auto shape = cast<RankedTensorType>(x->getType()).getShape();
+    for (auto [i, d] : llvm::enumerate(shape))
+      if (d == 1)
+        list.push_back(i);
+  }
+  NamedAttribute attr =
+      n.b.getNamedAttr("axes", n.b.getDenseI64ArrayAttr(list));
+  if (Unsqueeze)
+    return n.build<nn::UnsqueezeOp>({*x}, {attr});
+  return n.build<nn::SqueezeOp>({*x}, {attr});
+}
+
+FailureOr<Value> importConcat(NodeImporter &n) {
+  if (!n.attr("axis")) {
+    n.error() << "attribute 'axis' is missing";
+    return failure();
+  }
+  FailureOr<SmallVector<Value>> ins = n.operands();
+  if (failed(ins))
+    return failure();
+  return n.build<nn::ConcatOp>(
+      *ins,
+      {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis", 0)))});
+}
+
+FailureOr<Value> importGather(NodeImporter &n) {
+  FailureOr<Value> data = n.operand(0), indices = n.operand(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  return n.build<nn::GatherOp>(
+      {*data, *indices},
+      {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis")))});
+}
+
+FailureOr<Value> importFlatten(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  return n.build<nn::FlattenOp>(
+      {*x},
+      {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis")))});
+}
+
+/// Reshape's constant shape input; one entry unknown at import (the batch
+/// dim read by Shape) becomes -1.
+FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n) {
+  const IntConstant *c = n.intConstant(1);
+  if (c && !c->isBool) {
+    std::vector<int64_t> shape = c->values;
+    // Exporters read the batch dim with Shape; unknown, it is inferred.
+    if (llvm::count_if(shape, isUnknown) == 1 &&
+        !llvm::is_contained(shape, -1)) {
+      for (int64_t &d : shape)
+        if (isUnknown(d))
+          d = -1;
+      return shape;
+    }
+  }
+  return n.constInput(1, "shape");
+}
+
+FailureOr<Value> importReshape(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> shape = reshapeTarget(n);
+  if (failed(shape))
+    return failure();
+  if (n.attrInt("allowzero") != 0) {
+    n.error() << "allowzero=1 is not supported";
+    return failure();
+  }
+  return n.build<nn::ReshapeOp>(
+      {*x}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
+}
+
+FailureOr<Value> importSlice(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (n.opset() < 10) {
+    std::optional<std::vector<int64_t>> s = n.attrInts("starts"),
+                                        e = n.attrInts("ends");
+    if (!s || !e) {
+      n.error() << "attributes 'starts' and 'ends' are required";
+      return failure();
+    }
+    starts = *s;
+    ends = *e;
+    if (std::optional<std::vector<int64_t>> a = n.attrInts("axes"))
+      axes = *a;
+  } else {
+    if (n.attr("starts") || n.attr("ends") || n.attr("axes")) {
+      n.error() << "attributes 'starts', 'ends' and 'axes' are inputs "
+                   "since opset 10";
+      return failure();
+    }
+    FailureOr<std::vector<int64_t>> s = n.constInput(1, "starts");
+    if (failed(s))
+      return failure();
+    FailureOr<std::vector<int64_t>> e = n.constInput(2, "ends");
+    if (failed(e))
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (n.hasInput(3)) {
+      FailureOr<std::vector<int64_t>> a = n.constInput(3, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    }
+    if (n.hasInput(4)) {
+      FailureOr<std::vector<int64_t>> st = n.constInput(4, "steps");
+      if (failed(st))
+        return failure();
+      steps = *st;
+    }
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < (int64_t)starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  OpBuilder &b = n.b;
+  return n.build<nn::SliceOp>(
+      {*x}, {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+             b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+             b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+             b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+}
+
+FailureOr<Value> importSplit(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank(), axis = n.attrInt("axis");
+  if (axis < -rank || axis >= rank) {
+    n.error() << "attribute 'axis' = " << axis << " is out of range for rank "
+              << rank;
+    return failure();
+  }
+  int64_t dim = type.getDimSize(axis < 0 ? axis + rank : axis);
+  int64_t count = n.node.output_size();
+  std::vector<int64_t> sizes;
+  std::optional<std::vector<int64_t>> splitAttr = n.attrInts("split");
+  const onnx::AttributeProto *numOutputs = n.attr("num_outputs");
+  if (splitAttr && n.hasInput(1)) {
+    n.error() << "attribute 'split' and the split input are both given";
+    return failure();
+  }
+  if (n.hasInput(1)) {
+    FailureOr<std::vector<int64_t>> s = n.constInput(1, "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else if (splitAttr) {
+    sizes = *splitAttr;
+  } else {
+    if (ShapedType::isDynamic(dim)) {
+      n.error() << "splits dynamic dim " << axis;
+      return failure();
+    }
+    int64_t wanted = n.attrInt("num_outputs", count);
+    if (numOutputs && wanted != count) {
+      n.error() << "attribute 'num_outputs' = " << wanted
+                << " differs from the number of outputs " << count;
+      return failure();
+    }
+    // Opset 18 num_outputs: chunks of ceil(dim / n), the last one smaller;
+    // before, equal parts.
+    int64_t chunk = numOutputs ? (dim + count - 1) / count : dim / count;
+    if (count < 1 || (!numOutputs && dim % count != 0) ||
+        chunk * (count - 1) >= dim) {
+      n.error() << "cannot split dim " << axis << " of size " << dim << " into "
+                << count << " parts";
+      return failure();
+    }
+    sizes.assign(count - 1, chunk);
+    sizes.push_back(dim - chunk * (count - 1));
+  }
+  if ((int64_t)sizes.size() != count) {
+    n.error() << "has " << count << " outputs but " << sizes.size()
+              << " split sizes";
+    return failure();
+  }
+  FailureOr<Operation *> op = n.buildOp<nn::SplitOp>(
+      {*x},
+      {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(axis)),
+       n.b.getNamedAttr("sizes", n.b.getDenseI64ArrayAttr(sizes))},
+      count);
+  if (failed(op))
+    return failure();
+  for (int64_t i = 0; i < count; ++i)
+    n.define(i, (*op)->getResult(i));
+  return Value();
+}
+
+/// Expand's constant shape input; an unknown entry (the batch read by
+/// Shape) against a dynamic dim of `input` becomes 1.
+FailureOr<std::vector<int64_t>> expandTarget(NodeImporter &n, Value input) {
+  const IntConstant *c = n.intConstant(1);
+  if (c && !c->isBool) {
+    std::vector<int64_t> shape = c->values;
+    // An unknown entry (read from the batch) against a dynamic dim of the
+    // input keeps that dim: broadcasting leaves it as it is.
+    auto in = cast<RankedTensorType>(input.getType()).getShape();
+    int64_t off = (int64_t)shape.size() - (int64_t)in.size();
+    bool resolved = true;
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      if (!isUnknown(d))
+        continue;
+      int64_t j = (int64_t)i - off;
+      if (j >= 0 && ShapedType::isDynamic(in[j]))
+        d = 1;
+      else
+        resolved = false;
+    }
+    if (resolved)
+      return shape;
+  }
+  return n.constInput(1, "shape");
+}
+
+FailureOr<Value> importExpand(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> shape = expandTarget(n, *x);
+  if (failed(shape))
+    return failure();
+  return n.build<nn::ExpandOp>(
+      {*x}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
+}
+
+FailureOr<Value> importTrilu(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  int64_t k = 0;
+  if (n.hasInput(1)) {
+    FailureOr<std::vector<int64_t>> kv = n.constInput(1, "k");
+    if (failed(kv))
+      return failure();
+    if (kv->size() != 1) {
+      n.error() << "the k input must be a scalar";
+      return failure();
+    }
+    k = (*kv)[0];
+  }
+  int64_t upper = n.attrInt("upper");
+  if (upper != 0 && upper != 1) {
+    n.error() << "attribute 'upper' = " << upper
+              << " is not supported (0 or 1)";
+    return failure();
+  }
+  return n.build<nn::TriluOp>(
+      {*x}, {n.b.getNamedAttr("upper", n.b.getBoolAttr(upper)),
+             n.b.getNamedAttr("k", n.b.getI64IntegerAttr(k))});
+}
+
+/// Shape and Size fold whenever their input is known (FoldShapes.cpp).
+FailureOr<Value> importShapeOf(NodeImporter &n) {
+  if (failed(n.operand(0)))
+    return failure();
+  n.error() << "cannot be folded";
+  return failure();
+}
+
+} // namespace
+
+void registerShapeOps(OpRegistry &r) {
+  r.add({"Transpose",
+         7,
+         {"perm"},
+         importTranspose,
+         {},
+         {"", "`nn.transpose`", "yes (inverse permutation)",
+          "`perm` (default: reversed dims); any element type"}});
+  r.add({"Squeeze",
+         7,
+         {"axes"},
+         importSqueeze<false>,
+         {fold::squeeze, 1, 1},
+         {"", "`nn.squeeze`", "yes (Unsqueeze)",
+          "`axes` attribute (opset < 13) or constant input (13+). Each axis "
+          "must be a static 1: squeezing the dynamic batch dim is an error. "
+          "Without axes, the static size-1 dims are removed (a dynamic dim is "
+          "never squeezed, even if it is 1 at run time)"}});
+  r.add({"Unsqueeze",
+         7,
+         {"axes"},
+         importSqueeze<true>,
+         {fold::unsqueeze, 1, 1},
+         {"", "`nn.unsqueeze`", "yes (Squeeze)",
+          "`axes` attribute (opset < 13) or constant input (13+), required; "
+          "negative axes count from the end of the result. Of int64 "
+          "constants: folded (any axes)"}});
+  r.add({"Concat",
+         7,
+         {"axis"},
+         importConcat,
+         {fold::concat},
+         {"", "`nn.concat`", "every float operand (`nn.concat_grad` slices)",
+          "`axis` (required); operands of one rank and element type. Of int64 "
+          "constants (shape arithmetic): folded, any rank"}});
+  r.add({"Flatten",
+         7,
+         {{"axis", 1}},
+         importFlatten,
+         {fold::reshape},
+         {"", "`nn.flatten`", "yes", "`axis`"}});
+  r.add({"Reshape",
+         7,
+         {{"allowzero", 0}},
+         importReshape,
+         {fold::reshape, 2, 1},
+         {"", "`nn.reshape`", "yes",
+          "Constant int64 shape (`0` copies a dim, one `-1`); `allowzero=1` "
+          "is an error. A reshape that is not a collapse/expand goes through "
+          "1-D, so the result may have at most one dynamic dim"}});
+  r.add(
+      {"Slice",
+       10,
+       {"starts", "ends", "axes"},
+       importSlice,
+       {fold::slice, 1, 1},
+       {" (attribute form 7-9)", "`nn.slice`",
+        "yes (`nn.slice_grad`: the gradient inserted into zeros of the "
+        "input's shape; reversed first along a negative-step axis)",
+        R"(`starts`, `ends`, optional `axes` (negative count from the end, no repeats) and `steps` as constant int64 inputs (opset 10+) or attributes (before 10). Negative starts/ends count from the end; out-of-range values, `INT64_MAX` and `INT64_MIN` ends are clamped as ONNX specifies (empty slices allowed). Steps are non-zero; negative steps walk backwards. The sliced dims must be static (slicing the dynamic batch dim is an error). Positive steps lower to `tensor.extract_slice` (a view), negative ones to a `linalg.generic`. Of an int64 constant: folded)"}});
+  r.add({"Split",
+         7,
+         {{"axis", 0}, "split", "num_outputs"},
+         importSplit,
+         {},
+         {" (`num_outputs` 18+)", "`nn.split`",
+          "yes (the outputs' gradients concatenated, zeros for an unused "
+          "output)",
+          "`axis`; sizes from the constant `split` input (13+), the `split` "
+          "attribute (before 13), `num_outputs` (18+: chunks of `ceil(dim / "
+          "n)`, the last one smaller), or equal parts (an uneven dim is an "
+          "error). The split dim must be static. Lowers to "
+          "`tensor.extract_slice`s"}});
+  r.add({"Expand",
+         8,
+         {},
+         importExpand,
+         {fold::expand, 2, 1},
+         {"", "`nn.expand`", "yes (summed over the broadcast dims)",
+          "constant int64 `shape` input; bidirectional numpy broadcast (a 1 in "
+          "`shape` keeps the input's dim; fewer dims than the input is fine). "
+          "A dynamic input dim can only meet a 1 in `shape`. Any element type. "
+          "Of an int64 constant: folded"}});
+  r.add({"Trilu",
+         14,
+         {{"upper", 1}},
+         importTrilu,
+         {fold::trilu, 1, 0},
+         {"", "`nn.trilu`", "yes (the same triangle of the gradient)",
+          "`upper` (0/1, default 1), optional constant scalar `k` input; rank "
+          ">= 2, any element type (float, int64, bool: a causal mask)"}});
+  r.add({"Gather",
+         7,
+         {{"axis", 0}},
+         importGather,
+         {fold::gather, 2, 1},
+         {"", "`nn.gather`",
+          "data (`nn.gather_grad`: scatter-add into zeros of the data's shape, "
+          "lowered to loops over the indices adding each gradient slice in "
+          "place, so it costs one read of the gradient; repeated indices "
+          "sum); indices none",
+          "see the embedding notes in "
+          "[reference/nn-dialect.md](reference/nn-dialect.md)"}});
+  r.add({"Identity",
+         7,
+         {},
+         importUnary<nn::IdentityOp>,
+         {fold::identity},
+         {"", "`nn.identity`", "yes", "Of an int64 constant: folded"}});
+  r.add({"Shape",
+         7,
+         {"start", "end"},
+         importShapeOf,
+         {fold::shape, 1, -1, /*readsShape=*/true},
+         {" (`start`/`end` 15+)", "— (folded)", "—",
+          "becomes an int64 constant at import: every dim it reads must be "
+          "static, so reading the dynamic batch dim needs `--input-shape` "
+          "(error otherwise, naming the node). `start`/`end` are clamped as "
+          "ONNX specifies"}});
+  r.add({"Size",
+         7,
+         {},
+         importShapeOf,
+         {fold::shape, 1, -1, /*readsShape=*/true},
+         {"", "— (folded)", "—", "int64 constant; all dims static"}});
+  r.add({"Tile",
+         7,
+         {},
+         nullptr,
+         {fold::tile, 2, 1},
+         {"", "— (folded)", "—",
+          "int64/bool constants only (shape arithmetic, see below); on "
+          "run-time values an error"}});
+}
+
+} // namespace autodist::detail

@@ -1,0 +1,210 @@
+//===- Importer.h - the importer's state, its op handlers' view -*- C++ -*-===//
+//
+// Importer walks the graph (OnnxImporter.cpp); each node goes to its
+// registry entry's handler (OpRegistry.h) through a NodeImporter: the node,
+// its spec, and what the handler may ask of the importer (operands,
+// import-time constants, attributes with the spec's defaults, checked op
+// building, errors naming the node).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AUTODIST_LIB_IMPORT_IMPORTER_H
+#define AUTODIST_LIB_IMPORT_IMPORTER_H
+
+#include "BuildChecked.h"
+#include "FoldShapes.h"
+#include "NodeAttributes.h"
+#include "OpRegistry.h"
+
+#include "autodist/Import/OnnxImporter.h"
+#include "autodist/runtime/ParseModel.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace autodist::detail {
+
+/// A TensorProto data type's name ("FLOAT"), or its number if invalid.
+std::string dataTypeName(int64_t t);
+/// The values of a float TensorProto (raw_data or float_data).
+std::vector<float> readFloats(const onnx::TensorProto &t);
+/// The f32 tensor type of a float TensorProto's dims.
+mlir::RankedTensorType f32Tensor(mlir::MLIRContext *ctx,
+                                 const onnx::TensorProto &t);
+
+class Importer {
+public:
+  Importer(mlir::MLIRContext *ctx, llvm::StringRef bufferName,
+           llvm::StringRef modelDir, const rt::SkippedData &skipped,
+           const OnnxImportOptions &options);
+
+  mlir::OwningOpRef<mlir::ModuleOp> run(const onnx::ModelProto &model);
+
+private:
+  friend class NodeImporter;
+
+  mlir::LogicalResult importNode(const onnx::NodeProto &node);
+  mlir::LogicalResult collectInitializers(const onnx::GraphProto &graph);
+  /// Checks that float initializer `t` holds as many bytes as its shape
+  /// needs (read or, for a large one, skipped at parsing).
+  mlir::LogicalResult checkFloatData(const onnx::TensorProto &t);
+  /// `t` with its values at hand: `t` itself, or for external data a copy
+  /// with the bytes read from the model's directory (for the small tensors
+  /// whose values the importer needs); null after an error at `loc`.
+  const onnx::TensorProto *withValues(const onnx::TensorProto &t,
+                                      mlir::Location loc);
+  mlir::FailureOr<mlir::RankedTensorType>
+  inputType(const onnx::ValueInfoProto &info);
+  /// Makes graph input `info` a constant when --bind-input names it.
+  mlir::LogicalResult bindInput(const onnx::ValueInfoProto &info);
+  /// The int64/bool constant `k` named `name` as an arith.constant (made
+  /// once); `error` starts the error when it cannot be (an unknown entry).
+  mlir::FailureOr<mlir::Value>
+  materialize(const std::string &name, const IntConstant &k,
+              llvm::function_ref<mlir::InFlightDiagnostic()> error);
+  /// Folds `node` by `spec`'s rule when its result is an int64/bool
+  /// constant (FoldShapes.h): true when folded.
+  mlir::FailureOr<bool> foldIntConstants(const onnx::NodeProto &node,
+                                         const OpSpec &spec);
+
+  mlir::Location nodeLoc(const onnx::NodeProto &node);
+  mlir::InFlightDiagnostic nodeError(const onnx::NodeProto &node);
+
+  mlir::MLIRContext *ctx;
+  mlir::OpBuilder b;
+  mlir::FileLineColLoc fileLoc;
+  /// The absolute directory of the model: where external data lives.
+  std::string modelDir;
+  /// The float initializers whose bytes were not read (ParseModel.h).
+  const rt::SkippedData &skipped;
+  const OnnxImportOptions &options;
+  std::map<std::string, mlir::Value> values;
+  std::map<std::string, IntConstant> intConstants;
+  std::map<std::string, const onnx::TensorProto *> floatInits;
+  std::vector<std::string> paramOrder;
+  /// Copies of external tensors with their bytes read (see withValues).
+  std::deque<onnx::TensorProto> inlined;
+  /// Whether some initializer keeps its data in an external file.
+  bool hasExternalData = false;
+  /// The model's default-domain opset (operator semantics depend on it).
+  int64_t opset = 21;
+};
+
+/// One node as its handler sees it.
+class NodeImporter {
+public:
+  NodeImporter(Importer &im, const onnx::NodeProto &node, const OpSpec &spec)
+      : node(node), spec(spec), b(im.b), im(im) {}
+
+  const onnx::NodeProto &node;
+  const OpSpec &spec;
+  /// Where the node's ops go.
+  mlir::OpBuilder &b;
+
+  int64_t opset() const { return im.opset; }
+  mlir::Location loc() const { return im.nodeLoc(node); }
+  /// Starts an error naming the node: `node 'n' (Conv, opset 17): `.
+  mlir::InFlightDiagnostic error() const { return im.nodeError(node); }
+
+  /// Whether input `i` is given (present and non-empty).
+  bool hasInput(int i) const;
+  /// Input `i` as a value (an int64/bool constant is materialized).
+  mlir::FailureOr<mlir::Value> operand(int i);
+  /// Inputs 0 .. `required` - 1 (all of them when -1) and those of the
+  /// next `optional` that are given, as values.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> operands(int required = -1,
+                                                           int optional = 0);
+  /// Input `i` as an import-time int64/bool constant, or null.
+  const IntConstant *intConstant(int i) const;
+  /// The int64 values of constant input `i` (`what` names it in the error
+  /// when it is not one, or depends on a dynamic dim).
+  mlir::FailureOr<std::vector<int64_t>> constInput(int i, llvm::StringRef what);
+  /// The values of input `i` when it is a float constant (an
+  /// arith.constant or a float initializer), nullopt when it is not one.
+  mlir::FailureOr<std::optional<std::vector<float>>> constFloats(int i);
+  /// Axes from attribute `axes` or from constant input `inputIndex` (the
+  /// opset 13/18 form); nullopt when neither is given.
+  mlir::FailureOr<std::optional<std::vector<int64_t>>> axes(int inputIndex);
+  /// `t` with its values read (external data), null after an error.
+  const onnx::TensorProto *withValues(const onnx::TensorProto &t);
+
+  /// Fails with error `what` when an output other than the first is used.
+  mlir::LogicalResult onlyFirstOutput(llvm::StringRef what);
+  /// Names output `i` (outputs other than the one a handler returns).
+  void define(int i, mlir::Value v);
+  /// Makes output `i` an import-time constant.
+  void defineConstant(int i, IntConstant c);
+
+  /// Attribute `name`, or null when absent.
+  const onnx::AttributeProto *attr(llvm::StringRef name) const {
+    return findAttr(node, name);
+  }
+  /// Attributes with the defaults of the registry entry.
+  int64_t attrInt(llvm::StringRef name) const;
+  float attrFloat(llvm::StringRef name) const;
+  std::string attrString(llvm::StringRef name) const;
+  /// Attributes with a default the handler gives (opset-dependent ones).
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const {
+    return detail::attrInt(node, name, dflt);
+  }
+  std::optional<std::vector<int64_t>> attrInts(llvm::StringRef name) const {
+    return detail::attrInts(node, name);
+  }
+
+  /// Builds op `OpTy` with result types from its own type inference; a
+  /// failure is reported as one error naming the node instead of aborting.
+  template <typename OpTy>
+  mlir::FailureOr<mlir::Operation *>
+  buildOp(mlir::ValueRange operands,
+          llvm::ArrayRef<mlir::NamedAttribute> attrs = {},
+          unsigned numResults = 1) {
+    std::string messages;
+    mlir::Operation *op =
+        createInferredOp<OpTy>(b, loc(), operands, attrs, numResults, messages);
+    if (!op) {
+      error() << (messages.empty() ? std::string("invalid node") : messages);
+      return mlir::failure();
+    }
+    return op;
+  }
+  template <typename OpTy>
+  mlir::FailureOr<mlir::Value>
+  build(mlir::ValueRange operands,
+        llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    mlir::FailureOr<mlir::Operation *> op = buildOp<OpTy>(operands, attrs);
+    if (mlir::failed(op))
+      return mlir::failure();
+    return (*op)->getResult(0);
+  }
+
+private:
+  Importer &im;
+};
+
+/// A handler for a one-operand op without attributes.
+template <typename OpTy>
+mlir::FailureOr<mlir::Value> importUnary(NodeImporter &n) {
+  mlir::FailureOr<mlir::Value> x = n.operand(0);
+  if (mlir::failed(x))
+    return mlir::failure();
+  return n.build<OpTy>({*x});
+}
+
+/// A handler for a two-operand op without attributes.
+template <typename OpTy>
+mlir::FailureOr<mlir::Value> importBinary(NodeImporter &n) {
+  mlir::FailureOr<mlir::Value> x = n.operand(0), y = n.operand(1);
+  if (mlir::failed(x) || mlir::failed(y))
+    return mlir::failure();
+  return n.build<OpTy>({*x, *y});
+}
+
+} // namespace autodist::detail
+
+#endif // AUTODIST_LIB_IMPORT_IMPORTER_H
