@@ -59,7 +59,9 @@ if [ ! -d "$SEEDS" ]; then
 fi
 
 # Every sanitizer report is a crash; leaks are findings too.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+# allow_user_poisoning=0: see test/lit.cfg.py (LLVM headers in our
+# instrumented code against the uninstrumented libMLIR).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 fuzz_one() {
