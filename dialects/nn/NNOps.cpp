@@ -323,7 +323,8 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *ctx,
   if (failed(outer) || failed(inner))
     return emitOptionalError(loc, "nn.flatten input ", shapeStr(shape),
                              " has more elements than int64 can count");
-  results.push_back(f32Tensor(ctx, {*outer, *inner}));
+  results.push_back(RankedTensorType::get(
+      {*outer, *inner}, rankedType(op.getInput()).getElementType()));
   return success();
 }
 
@@ -386,7 +387,8 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
     if (inferred >= 0)
       out[inferred] = total / known;
   }
-  results.push_back(f32Tensor(ctx, out));
+  results.push_back(
+      RankedTensorType::get(out, rankedType(op.getInput()).getElementType()));
   return success();
 }
 

@@ -306,8 +306,8 @@ def NN_IdentityOp : NN_DiffOp<"identity", [SameOperandsAndResultType]> {
     %y = nn.identity %x : (tensor<?x10xf32>) -> tensor<?x10xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input);
-  let results = (outs NN_F32Tensor:$result);
+  let arguments = (ins NN_AnyTensor:$input);
+  let results = (outs NN_AnyTensor:$result);
 }
 
 //===----------------------------------------------------------------------===//
@@ -324,9 +324,9 @@ def NN_FlattenOp : NN_DiffOp<"flatten"> {
     %y = nn.flatten %x {axis = 1 : i64} : (tensor<?x8x8xf32>) -> tensor<?x64xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input,
+  let arguments = (ins NN_AnyTensor:$input,
                    DefaultValuedAttr<I64Attr, "1">:$axis);
-  let results = (outs NN_F32Tensor:$result);
+  let results = (outs NN_AnyTensor:$result);
   let hasVerifier = 1;
 }
 
@@ -335,14 +335,15 @@ def NN_ReshapeOp : NN_DiffOp<"reshape"> {
   let description = [{
     ONNX `Reshape` whose shape input was a constant (the importer folds it
     into the `shape` attribute). As in ONNX, `0` copies the input dim and
-    one `-1` is inferred from the element count.
+    one `-1` is inferred from the element count. Any element type (f32,
+    int64 token ids, bool masks); the result keeps it.
 
     ```mlir
     %y = nn.reshape %x {shape = array<i64: -1, 32>} : (tensor<?x32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs NN_F32Tensor:$result);
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_AnyTensor:$result);
   let hasVerifier = 1;
 }
 

@@ -116,9 +116,11 @@ class Builder:
             for k, i in enumerate(n.input):
                 if i == output:
                     n.input[k] = "y"
+        # An input is (name, shape) for float32, or (name, shape, type).
         graph = helper.make_graph(
             self.nodes, name,
-            [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
+            [helper.make_tensor_value_info(i[0], i[2] if len(i) > 2 else F, i[1])
+             for i in inputs],
             [helper.make_tensor_value_info("y", F, out_shape)],
             initializer=self.inits)
         ir = 8 if opset <= 17 else 9
@@ -488,6 +490,20 @@ def constant_forms(b):
     return b.model("constant_forms", [(x, [B, 4])], y, [B, 4], 13)
 
 
+def int_bool_reshape(b):
+    """Reshape, Flatten and Identity of run-time int64 token ids (GPT-2's
+    input_ids.view) and of a bool mask (DistilBERT's mask reshape)."""
+    ids = "ids"                                                         # [B,6] int64
+    r = b.node("Reshape", [b.node("Identity", [ids]), ints(b, "s", [-1, 3, 2])])
+    flat = b.node("Flatten", [r], axis=1)                               # [B,6] int64
+    emb = b.node("Gather", [b.weight("wte", [10, 4]), flat])            # [B,6,4]
+    mask = b.node("Equal", [flat, b.const("three", np.array(3, I64))])  # [B,6] bool
+    m3 = b.node("Reshape", [mask, ints(b, "ms", [0, 6, 1])])            # [B,6,1]
+    y = b.node("Where", [m3, b.scalar(0.0), emb])
+    return b.model("int_bool_reshape", [(ids, [B, 6], TensorProto.INT64)], y,
+                   [B, 6, 4], 14)
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -573,6 +589,10 @@ def bad_models():
             mk("Gather", ["sh", "z"], ["b"], axis=0),
             mk("Range", ["z", "b", "o"], ["r"], name="bad"),
             mk("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], x2, 13),
+        # Integer arithmetic at run time (T5's position buckets).
+        "add_int64": bad_model("add_int64", [
+            mk("Cast", ["x"], ["i"], to=TensorProto.INT64),
+            mk("Add", ["i", "i"], ["y"], name="bad")], x2, 13),
         # Shape arithmetic only: on float run-time values an error.
         "min_runtime": bad_model("min_runtime", [
             mk("Min", ["x", "x"], ["y"], name="bad")], x2, 13),
@@ -588,7 +608,8 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
             matmul_nd, slice_ops, slice_opset9, split_ops, split_opset18,
-            expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms]
+            expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
+            int_bool_reshape]
 
 
 def main():

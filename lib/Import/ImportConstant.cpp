@@ -24,8 +24,7 @@ namespace {
 FailureOr<Value> floatConstant(NodeImporter &n, RankedTensorType type,
                                ArrayRef<float> data) {
   if ((int64_t)data.size() != type.getNumElements()) {
-    n.error() << "constant has " << data.size() << " values for shape "
-              << type;
+    n.error() << "constant has " << data.size() << " values for shape " << type;
     return failure();
   }
   return arith::ConstantOp::create(n.b, n.loc(),

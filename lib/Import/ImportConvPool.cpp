@@ -132,8 +132,8 @@ LogicalResult checkCeilModeMatchesFloor(NodeImporter &c,
                                         ArrayRef<int64_t> kernel,
                                         const Window &w) {
   for (int i = 0; i < 2; ++i) {
-    int64_t stride = w.strides[i], padded = spatial[i] + w.pads[i] +
-                                            w.pads[i + 2];
+    int64_t stride = w.strides[i],
+            padded = spatial[i] + w.pads[i] + w.pads[i + 2];
     int64_t span = padded - (w.dilations[i] * (kernel[i] - 1) + 1);
     if (stride < 1 || span < 0)
       return success(); // the op's verifier reports it
@@ -181,8 +181,8 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
   FailureOr<Window> win = windowOf(c, xs->drop_front(2), *kernel);
   if (failed(win))
     return failure();
-  if (ceil && failed(checkCeilModeMatchesFloor(c, xs->drop_front(2), *kernel,
-                                               *win)))
+  if (ceil &&
+      failed(checkCeilModeMatchesFloor(c, xs->drop_front(2), *kernel, *win)))
     return failure();
   SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
   attrs.push_back(

@@ -357,7 +357,7 @@ void registerShapeOps(OpRegistry &r) {
          {{"axis", 1}},
          importFlatten,
          {fold::reshape},
-         {"", "`nn.flatten`", "yes", "`axis`"}});
+         {"", "`nn.flatten`", "yes", "`axis`; any element type"}});
   r.add({"Reshape",
          7,
          {{"allowzero", 0}},
@@ -365,7 +365,8 @@ void registerShapeOps(OpRegistry &r) {
          {fold::reshape, 2, 1},
          {"", "`nn.reshape`", "yes",
           "Constant int64 shape (`0` copies a dim, one `-1`); `allowzero=1` "
-          "is an error. A reshape that is not a collapse/expand goes through "
+          "is an error. Any element type (float, int64 token ids, bool "
+          "masks). A reshape that is not a collapse/expand goes through "
           "1-D, so the result may have at most one dynamic dim"}});
   r.add(
       {"Slice",
@@ -425,7 +426,8 @@ void registerShapeOps(OpRegistry &r) {
          {},
          importUnary<nn::IdentityOp>,
          {fold::identity},
-         {"", "`nn.identity`", "yes", "Of an int64 constant: folded"}});
+         {"", "`nn.identity`", "yes",
+          "any element type. Of an int64 constant: folded"}});
   r.add({"Shape",
          7,
          {"start", "end"},

@@ -168,7 +168,7 @@ public:
     mlir::Operation *op =
         createInferredOp<OpTy>(b, loc(), operands, attrs, numResults, messages);
     if (!op) {
-      error() << (messages.empty() ? std::string("invalid node") : messages);
+      error() << describeBuildFailure(operands, messages);
       return mlir::failure();
     }
     return op;
@@ -184,6 +184,11 @@ public:
   }
 
 private:
+  /// The error for an op that could not be built: the verifier's words,
+  /// led by the input element types when those are what it refused.
+  static std::string describeBuildFailure(mlir::ValueRange operands,
+                                          const std::string &messages);
+
   Importer &im;
 };
 

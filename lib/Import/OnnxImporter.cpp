@@ -22,6 +22,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -248,6 +249,24 @@ void NodeImporter::define(int i, Value v) {
 void NodeImporter::defineConstant(int i, IntConstant c) {
   if (i < node.output_size() && !node.output(i).empty())
     im.intConstants[node.output(i)] = std::move(c);
+}
+
+std::string NodeImporter::describeBuildFailure(ValueRange operands,
+                                               const std::string &messages) {
+  if (messages.empty())
+    return "invalid node";
+  // ODS type constraints read "operand #0 must be ranked tensor of 32-bit
+  // float values": say which input types are not supported.
+  if (!StringRef(messages).contains(" must be ") ||
+      !StringRef(messages).contains("tensor of"))
+    return messages;
+  std::string types;
+  llvm::raw_string_ostream os(types);
+  llvm::SetVector<Type> seen;
+  for (Value v : operands)
+    seen.insert(getElementTypeOrSelf(v.getType()));
+  llvm::interleave(seen, os, "/");
+  return os.str() + " inputs are not supported: " + messages;
 }
 
 LogicalResult NodeImporter::onlyFirstOutput(StringRef what) {

@@ -109,3 +109,12 @@ func.func @sgd_type(%p: tensor<10xf32>, %g: tensor<5xf32>, %lr: tensor<f32>) -> 
   %0 = nn.sgd_update %p, %g, %lr : (tensor<10xf32>, tensor<5xf32>, tensor<f32>) -> tensor<10xf32>
   return %0 : tensor<10xf32>
 }
+
+// -----
+
+func.func @reshape_changes_element_type(%a: tensor<4x3xi64>) -> tensor<12xf32> {
+  // expected-error@+2 {{inferred type(s) 'tensor<12xi64>' are incompatible with return type(s) of operation 'tensor<12xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = nn.reshape %a {shape = array<i64: 12>} : (tensor<4x3xi64>) -> tensor<12xf32>
+  return %0 : tensor<12xf32>
+}

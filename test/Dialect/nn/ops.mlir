@@ -53,3 +53,19 @@ func.func @loss_and_training_ops(%l: tensor<?x10xf32>, %y: tensor<?xi64>, %p: te
   %4 = nn.sgd_update %p, %3, %lr : (tensor<10xf32>, tensor<10xf32>, tensor<f32>) -> tensor<10xf32>
   return %0, %2, %4 : tensor<f32>, tensor<?x10xf32>, tensor<10xf32>
 }
+
+// -----
+
+// Reshape, Flatten and Identity keep any element type (token ids, masks).
+// CHECK-LABEL: func @int_bool_shapes
+func.func @int_bool_shapes(%ids: tensor<?x6xi64>, %m: tensor<?x6xi1>) -> (tensor<?x6xi64>, tensor<?x3x2xi1>) {
+  // CHECK: nn.reshape %{{.*}} {shape = array<i64: -1, 3, 2>} : (tensor<?x6xi64>) -> tensor<?x3x2xi64>
+  %0 = nn.reshape %ids {shape = array<i64: -1, 3, 2>} : (tensor<?x6xi64>) -> tensor<?x3x2xi64>
+  // CHECK: nn.flatten %{{.*}} : (tensor<?x3x2xi64>) -> tensor<?x6xi64>
+  %1 = nn.flatten %0 {axis = 1 : i64} : (tensor<?x3x2xi64>) -> tensor<?x6xi64>
+  // CHECK: nn.identity %{{.*}} : (tensor<?x6xi64>) -> tensor<?x6xi64>
+  %2 = nn.identity %1 : (tensor<?x6xi64>) -> tensor<?x6xi64>
+  // CHECK: nn.reshape %{{.*}} {shape = array<i64: 0, 3, 2>} : (tensor<?x6xi1>) -> tensor<?x3x2xi1>
+  %3 = nn.reshape %m {shape = array<i64: 0, 3, 2>} : (tensor<?x6xi1>) -> tensor<?x3x2xi1>
+  return %2, %3 : tensor<?x6xi64>, tensor<?x3x2xi1>
+}
