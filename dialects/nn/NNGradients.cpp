@@ -331,6 +331,31 @@ LogicalResult LeakyReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   return success();
 }
 
+// The hard activations' gradients are PyTorch's at the kinks: zero at
+// Clip's bounds and where HardSigmoid saturates (hardtanh_backward,
+// hardsigmoid_backward), HardSwish's middle piece at x = +-3
+// (hardswish_backward).
+LogicalResult ClipOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({ClipGradOp::create(
+      b, getLoc(), resultGrads[0], getInput(), getMinAttr(), getMaxAttr())});
+  return success();
+}
+
+LogicalResult HardSigmoidOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({HardSigmoidGradOp::create(
+      b, getLoc(), resultGrads[0], getInput(), getAlphaAttr(), getBetaAttr())});
+  return success();
+}
+
+LogicalResult HardSwishOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {HardSwishGradOp::create(b, getLoc(), resultGrads[0], getInput())});
+  return success();
+}
+
 LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                SmallVectorImpl<Value> &operandGrads) {
   operandGrads.assign({GeluGradOp::create(b, getLoc(), resultGrads[0],

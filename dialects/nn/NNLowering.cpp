@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/Sequence.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -351,6 +352,50 @@ Results LeakyReluOp::lowerToLinalg(OpBuilder &b) {
   });
 }
 
+Results ClipOp::lowerToLinalg(OpBuilder &b) {
+  float lo = getMin().convertToFloat(), hi = getMax().convertToFloat();
+  return lowerUnary(b, *this, [&](OpBuilder &nb, Location l, Value x) -> Value {
+    // An infinite bound is absent: maximumf(x, -inf) is x, NaN included.
+    Value y = x;
+    if (!std::isinf(lo))
+      y = arith::MaximumFOp::create(nb, l, y, f32Const(nb, l, lo));
+    if (!std::isinf(hi))
+      y = arith::MinimumFOp::create(nb, l, y, f32Const(nb, l, hi));
+    return y;
+  });
+}
+
+/// `alpha * x + beta`, the line HardSigmoid clamps; its gradient tests the
+/// same value so that forward and backward agree on which piece x is in.
+static Value hardSigmoidLine(OpBuilder &b, Location l, Value x, float alpha,
+                             float beta) {
+  Value scaled = arith::MulFOp::create(b, l, x, f32Const(b, l, alpha));
+  return arith::AddFOp::create(b, l, scaled, f32Const(b, l, beta));
+}
+
+/// max(0, min(1, alpha * x + beta)). HardSwish uses it with alpha = 1/6 (a
+/// multiplication, not x / 6), as onnxruntime's expansion of HardSwish.
+static Value hardSigmoid(OpBuilder &b, Location l, Value x, float alpha,
+                         float beta) {
+  Value line = hardSigmoidLine(b, l, x, alpha, beta);
+  Value upper = arith::MinimumFOp::create(b, l, line, f32Const(b, l, 1.0f));
+  return arith::MaximumFOp::create(b, l, upper, f32Const(b, l, 0.0f));
+}
+
+Results HardSigmoidOp::lowerToLinalg(OpBuilder &b) {
+  float alpha = getAlpha().convertToFloat(), beta = getBeta().convertToFloat();
+  return lowerUnary(b, *this, [&](OpBuilder &nb, Location l, Value x) -> Value {
+    return hardSigmoid(nb, l, x, alpha, beta);
+  });
+}
+
+Results HardSwishOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    return arith::MulFOp::create(nb, l, x,
+                                 hardSigmoid(nb, l, x, 1.0f / 6.0f, 0.5f));
+  });
+}
+
 Results GeluOp::lowerToLinalg(OpBuilder &b) {
   bool useTanh = getApproximate() == "tanh";
   return lowerUnary(b, *this, [&](OpBuilder &nb, Location l, Value x) -> Value {
@@ -508,6 +553,70 @@ Results ReluGradOp::lowerToLinalg(OpBuilder &b) {
                       .getResult();
         return arith::SelectOp::create(nb, l, pos, a[0], neg);
       })};
+}
+
+/// An elementwise gradient `body(grad, input)` of an op's (grad, input)
+/// operands.
+static Results
+lowerGrad(OpBuilder &b, Operation *op,
+          function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+  return SmallVector<Value>{buildElementwise(
+      b, op->getLoc(), cast<RankedTensorType>(op->getResult(0).getType()),
+      op->getOperands(), [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return body(nb, l, a[0], a[1]);
+      })};
+}
+
+static Value cmpF(OpBuilder &b, Location l, arith::CmpFPredicate pred, Value x,
+                  float c) {
+  return arith::CmpFOp::create(b, l, pred, x, f32Const(b, l, c));
+}
+
+/// `(x pred1 c1) and (x pred2 c2)`, the first compare built first.
+static Value cmpBoth(OpBuilder &b, Location l, Value x,
+                     arith::CmpFPredicate pred1, float c1,
+                     arith::CmpFPredicate pred2, float c2) {
+  Value first = cmpF(b, l, pred1, x, c1);
+  Value second = cmpF(b, l, pred2, x, c2);
+  return arith::AndIOp::create(b, l, first, second);
+}
+
+Results ClipGradOp::lowerToLinalg(OpBuilder &b) {
+  float lo = getMin().convertToFloat(), hi = getMax().convertToFloat();
+  return lowerGrad(b, *this, [&](OpBuilder &nb, Location l, Value g, Value x) {
+    // hardtanh_backward zeroes x <= min or x >= max: unordered compares
+    // keep g for a NaN x, as it does.
+    Value inside = cmpBoth(nb, l, x, arith::CmpFPredicate::UGT, lo,
+                           arith::CmpFPredicate::ULT, hi);
+    Value zero = f32Const(nb, l, 0.0f);
+    return arith::SelectOp::create(nb, l, inside, g, zero).getResult();
+  });
+}
+
+Results HardSigmoidGradOp::lowerToLinalg(OpBuilder &b) {
+  float alpha = getAlpha().convertToFloat(), beta = getBeta().convertToFloat();
+  return lowerGrad(b, *this, [&](OpBuilder &nb, Location l, Value g, Value x) {
+    Value t = hardSigmoidLine(nb, l, x, alpha, beta);
+    Value inside = cmpBoth(nb, l, t, arith::CmpFPredicate::OGT, 0.0f,
+                           arith::CmpFPredicate::OLT, 1.0f);
+    Value scaled = arith::MulFOp::create(nb, l, g, f32Const(nb, l, alpha));
+    Value zero = f32Const(nb, l, 0.0f);
+    return arith::SelectOp::create(nb, l, inside, scaled, zero).getResult();
+  });
+}
+
+Results HardSwishGradOp::lowerToLinalg(OpBuilder &b) {
+  return lowerGrad(b, *this, [](OpBuilder &nb, Location l, Value g, Value x) {
+    // hardswish_backward: x < -3 ? 0 : x <= 3 ? g * (x / 3 + 0.5) : g.
+    Value third = arith::DivFOp::create(nb, l, x, f32Const(nb, l, 3.0f));
+    Value slope = arith::AddFOp::create(nb, l, third, f32Const(nb, l, 0.5f));
+    Value ramp = arith::MulFOp::create(nb, l, g, slope);
+    Value notAbove = cmpF(nb, l, arith::CmpFPredicate::OLE, x, 3.0f);
+    Value mid = arith::SelectOp::create(nb, l, notAbove, ramp, g);
+    Value below = cmpF(nb, l, arith::CmpFPredicate::OLT, x, -3.0f);
+    Value zero = f32Const(nb, l, 0.0f);
+    return arith::SelectOp::create(nb, l, below, zero, mid).getResult();
+  });
 }
 
 Results IdentityOp::lowerToLinalg(OpBuilder &) {

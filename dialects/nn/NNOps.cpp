@@ -16,6 +16,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace autodist::nn;
@@ -158,10 +159,36 @@ NN_BINARY_OP(PowOp, "nn.pow")
 // Unary ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult LeakyReluOp::verify() {
-  if (!std::isfinite(getAlpha().convertToFloat()))
-    return emitOpError("alpha must be finite");
+/// Fails unless `v`, attribute `name` of `op`, is finite.
+static LogicalResult verifyFinite(Operation *op, StringRef name, APFloat v) {
+  if (!v.isFinite())
+    return op->emitOpError() << name << " must be finite";
   return success();
+}
+
+/// The bounds of nn.clip and nn.clip_grad: ordered, not NaN (infinite is
+/// an absent bound).
+static LogicalResult verifyClipBounds(Operation *op, APFloat min, APFloat max) {
+  if (min.isNaN() || max.isNaN())
+    return op->emitOpError("min and max must not be NaN");
+  if (min.convertToFloat() > max.convertToFloat())
+    return op->emitOpError()
+           << "min (" << min.convertToFloat() << ") is greater than max ("
+           << max.convertToFloat() << ")";
+  return success();
+}
+
+LogicalResult LeakyReluOp::verify() {
+  return verifyFinite(*this, "alpha", getAlpha());
+}
+
+LogicalResult ClipOp::verify() {
+  return verifyClipBounds(*this, getMin(), getMax());
+}
+
+LogicalResult HardSigmoidOp::verify() {
+  return success(succeeded(verifyFinite(*this, "alpha", getAlpha())) &&
+                 succeeded(verifyFinite(*this, "beta", getBeta())));
 }
 
 LogicalResult GeluOp::verify() {
@@ -738,17 +765,39 @@ LogicalResult SoftmaxCrossEntropyLossOp::verify() { return success(); }
 // Training ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReluGradOp::verify() {
-  if (failed(verifyCompatibleShape(getGrad().getType(), getInput().getType())))
-    return emitOpError("grad and input shapes differ");
-  if (!std::isfinite(getAlpha().convertToFloat()))
-    return emitOpError("alpha must be finite");
+/// The upstream gradient of an elementwise op's gradient has its input's
+/// shape.
+static LogicalResult verifyGradShape(Operation *op, Value grad, Value input) {
+  if (failed(verifyCompatibleShape(grad.getType(), input.getType())))
+    return op->emitOpError("grad and input shapes differ");
   return success();
 }
 
+LogicalResult ReluGradOp::verify() {
+  if (failed(verifyGradShape(*this, getGrad(), getInput())))
+    return failure();
+  return verifyFinite(*this, "alpha", getAlpha());
+}
+
+LogicalResult ClipGradOp::verify() {
+  if (failed(verifyGradShape(*this, getGrad(), getInput())))
+    return failure();
+  return verifyClipBounds(*this, getMin(), getMax());
+}
+
+LogicalResult HardSigmoidGradOp::verify() {
+  return success(succeeded(verifyGradShape(*this, getGrad(), getInput())) &&
+                 succeeded(verifyFinite(*this, "alpha", getAlpha())) &&
+                 succeeded(verifyFinite(*this, "beta", getBeta())));
+}
+
+LogicalResult HardSwishGradOp::verify() {
+  return verifyGradShape(*this, getGrad(), getInput());
+}
+
 LogicalResult GeluGradOp::verify() {
-  if (failed(verifyCompatibleShape(getGrad().getType(), getInput().getType())))
-    return emitOpError("grad and input shapes differ");
+  if (failed(verifyGradShape(*this, getGrad(), getInput())))
+    return failure();
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
            << getApproximate() << "\"";

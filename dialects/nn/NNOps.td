@@ -168,6 +168,60 @@ def NN_LeakyReluOp : NN_DiffOp<"leaky_relu", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def NN_ClipOp : NN_DiffOp<"clip", [SameOperandsAndResultType]> {
+  let summary = "Clamp to [min, max]";
+  let description = [{
+    ONNX `Clip` with constant bounds: `min(max(x, min), max)` elementwise,
+    NaN propagating (as `arith.maximumf` / `arith.minimumf`). An absent
+    bound is infinite; `min <= max` and neither is NaN. PyTorch exports
+    ReLU6 as `min = 0, max = 6`. The gradient (`nn.clip_grad`) passes where
+    `min < x < max` only, as PyTorch's hardtanh / ReLU6.
+
+    ```mlir
+    %y = nn.clip %x {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32}
+        : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+      DefaultValuedAttr<F32Attr, "-std::numeric_limits<float>::infinity()">:$min,
+      DefaultValuedAttr<F32Attr, "std::numeric_limits<float>::infinity()">:$max);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_HardSigmoidOp : NN_DiffOp<"hard_sigmoid", [SameOperandsAndResultType]> {
+  let summary = "Piecewise-linear sigmoid: max(0, min(1, alpha * x + beta))";
+  let description = [{
+    ONNX `HardSigmoid` (`alpha` and `beta` finite). PyTorch's
+    `nn.Hardsigmoid` is `alpha = 1/6, beta = 0.5`.
+
+    ```mlir
+    %y = nn.hard_sigmoid %x {alpha = 0.166666672 : f32}
+        : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "0.2">:$alpha,
+                   DefaultValuedAttr<F32Attr, "0.5">:$beta);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_HardSwishOp : NN_DiffOp<"hard_swish", [SameOperandsAndResultType]> {
+  let summary = "x * hard_sigmoid(x) with alpha = 1/6, beta = 0.5";
+  let description = [{
+    ONNX `HardSwish` (opset 14): `x * max(0, min(1, x / 6 + 0.5))`, as
+    PyTorch's `nn.Hardswish`. Types are its only constraint (it has no
+    attributes).
+
+    ```mlir
+    %y = nn.hard_swish %x : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input);
+  let results = (outs NN_F32Tensor:$result);
+}
+
 def NN_GeluOp : NN_DiffOp<"gelu", [SameOperandsAndResultType]> {
   let summary = "Gaussian error linear unit";
   let description = [{
@@ -542,6 +596,59 @@ def NN_GeluGradOp : NN_Op<"gelu_grad", [AllTypesMatch<["input", "result"]>]> {
   }];
   let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
                    DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ClipGradOp : NN_Op<"clip_grad", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Gradient of Clip: grad where min < input < max, else 0";
+  let description = [{
+    Zero at the bounds themselves, as PyTorch's `hardtanh_backward` (ReLU6's
+    gradient), not `clamp`'s (which passes at the bounds); a NaN input
+    passes `grad`, as there. `min <= max`, neither NaN.
+
+    ```mlir
+    %dx = nn.clip_grad %dy, %x {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32}
+        : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+      DefaultValuedAttr<F32Attr, "-std::numeric_limits<float>::infinity()">:$min,
+      DefaultValuedAttr<F32Attr, "std::numeric_limits<float>::infinity()">:$max);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_HardSigmoidGradOp : NN_Op<"hard_sigmoid_grad",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Gradient of HardSigmoid: alpha * grad where 0 < alpha * input + beta < 1, else 0";
+  let description = [{
+    Zero at both kinks, as PyTorch's `hardsigmoid_backward`.
+
+    ```mlir
+    %dx = nn.hard_sigmoid_grad %dy, %x {alpha = 0.166666672 : f32}
+        : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "0.2">:$alpha,
+                   DefaultValuedAttr<F32Attr, "0.5">:$beta);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_HardSwishGradOp : NN_Op<"hard_swish_grad",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Gradient of HardSwish, as PyTorch's hardswish_backward";
+  let description = [{
+    0 where `input < -3`, `grad * (input / 3 + 0.5)` where
+    `-3 <= input <= 3`, `grad` where `input > 3`.
+
+    ```mlir
+    %dx = nn.hard_swish_grad %dy, %x : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }

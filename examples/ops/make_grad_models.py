@@ -24,7 +24,9 @@ Models (opset 17 unless noted):
   squeeze, unsqueeze, concat, matmul_nd (N-D x 2-D, 1-D operands),
   matmul_batched (batch x batch, broadcast batch dims), slice (positive
   and negative steps), split (an unused output; num_outputs, opset 18),
-  expand, trilu
+  expand, trilu, clip (bound inputs, one absent or empty; opset 13),
+  clip_opset10 (min/max attributes, opset 10), hard_sigmoid, hard_swish
+  (opset 14)
 
 Example::
 
@@ -265,6 +267,33 @@ def trilu(m):
            [4, 3])
 
 
+def clip(m):
+    h = m.linear("x", 4)
+    lo, hi = m.const(np.float32(-0.5)), m.const(np.float32(0.8))
+    m.term(m.node("Clip", [h, lo, hi]), [None, 4])
+    m.term(m.node("Clip", [m.linear("x", 4), lo]), [None, 4])      # no max
+    m.term(m.node("Clip", [m.linear("x", 4), "", hi]), [None, 4])  # no min
+
+
+def clip_opset10(m):
+    m.term(m.node("Clip", [m.linear("x", 4)], min=-0.3, max=0.6), [None, 4])
+    m.term(m.node("Clip", [m.linear("x", 4)], max=0.2), [None, 4])
+
+
+def hard_sigmoid(m):
+    m.term(m.node("HardSigmoid", [m.linear("x", 4)], alpha=0.5, beta=0.4),
+           [None, 4])
+    m.term(m.node("HardSigmoid", [m.linear("x", 4)]), [None, 4])
+    # PyTorch's form over [-3, 3] and beyond.
+    m.term(m.node("HardSigmoid", [m.linear("x", 4, -3.0, 3.0)],
+                  alpha=1.0 / 6.0), [None, 4])
+
+
+def hard_swish(m):
+    # Weights in [-3, 3]: x W reaches all three pieces (|x W| > 3 too).
+    m.term(m.node("HardSwish", [m.linear("x", 4, -3.0, 3.0)]), [None, 4])
+
+
 MODELS = {
     "div": (div, 17),
     "pow_const": (pow_const, 17),
@@ -297,6 +326,10 @@ MODELS = {
     "split": (split, 18),
     "expand": (expand, 17),
     "trilu": (trilu, 17),
+    "clip": (clip, 13),
+    "clip_opset10": (clip_opset10, 10),
+    "hard_sigmoid": (hard_sigmoid, 17),
+    "hard_swish": (hard_swish, 14),
 }
 
 

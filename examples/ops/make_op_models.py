@@ -47,6 +47,14 @@ Families (file ``<name>.onnx`` in --out-dir):
   shape_batch      reads the batch dim through Shape -> Gather; metadata
                    autodist.test.input_shape = x:4x6x4 tells op-models.test
                    to compile it with that --input-shape      (opset 13)
+  constant_forms   Constant's value_float(s)/value_int(s), an INT32 tensor
+                                                                  (opset 13)
+  hard_activations Clip with constant bound inputs (ReLU6, one bound absent,
+                   an empty min, a float-initializer max), HardSigmoid
+                   (PyTorch's alpha = 1/6 and another), HardSwish  (opset 14)
+  hard_activations_opset10
+                   Clip with min/max attributes (both, one), HardSigmoid
+                   with its defaults and others                  (opset 10)
 
 With ``--bad`` it writes instead models the importer must reject (an
 unknown attribute, unsupported attribute values, non-constant axes, ...),
@@ -504,6 +512,29 @@ def int_bool_reshape(b):
                    [B, 6, 4], 14)
 
 
+def hard_activations(b):
+    x = "x"                                                             # [B,3,4]
+    # Scaled so that every piece of every op is reached (HardSwish: |x| > 3).
+    x4 = b.node("Mul", [x, b.scalar(4.0)])
+    relu6 = b.node("Clip", [x4, b.scalar(0.0), b.scalar(6.0)])
+    lower = b.node("Clip", [x4, b.scalar(-1.5)])                       # no max
+    upper = b.node("Clip", [x4, "", b.const("clip_max", np.float32(2.5))])
+    torch_hs = b.node("HardSigmoid", [x4], alpha=1.0 / 6.0)
+    hs = b.node("HardSigmoid", [x4], alpha=0.3, beta=0.4)
+    y = b.sum(relu6, lower, upper, torch_hs, hs, b.node("HardSwish", [x4]))
+    return b.model("hard_activations", [(x, [B, 3, 4])], y, [B, 3, 4], 14)
+
+
+def hard_activations_opset10(b):
+    x = "x"                                                             # [B,5]
+    y = b.sum(b.node("Clip", [x], min=-0.5, max=0.5),
+              b.node("Clip", [x], max=0.25),
+              b.node("Clip", [x], min=-0.3),
+              b.node("HardSigmoid", [x]),
+              b.node("HardSigmoid", [x], alpha=0.35, beta=0.55))
+    return b.model("hard_activations_opset10", [(x, [B, 5])], y, [B, 5], 10)
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -601,6 +632,16 @@ def bad_models():
             mk("ConstantOfShape", ["s"], ["c"], name="bad",
                value=numpy_helper.from_array(np.array([1.0]), "")),
             mk("Add", ["x", "c"], ["y"])], x2, 13),
+        # Clip's bounds are attributes of nn.clip: constants, ordered.
+        "clip_bound_not_constant": bad_model("clip_bound_not_constant", [
+            mk("ReduceMax", ["x"], ["m"], axes=[0, 1], keepdims=0),
+            mk("Clip", ["x", "m"], ["y"], name="bad")], x2, 13),
+        "clip_min_above_max": bad_model("clip_min_above_max", [
+            mk("Constant", [], ["lo"], value=t(2.0, np.float32)),
+            mk("Constant", [], ["hi"], value=t(1.0, np.float32)),
+            mk("Clip", ["x", "lo", "hi"], ["y"], name="bad")], x2, 13),
+        "clip_attribute_opset13": bad_model("clip_attribute_opset13", [
+            mk("Clip", ["x"], ["y"], name="bad", max=6.0)], x2, 13),
     }
 
 
@@ -609,7 +650,7 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
             matmul_nd, slice_ops, slice_opset9, split_ops, split_opset18,
             expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
-            int_bool_reshape]
+            int_bool_reshape, hard_activations, hard_activations_opset10]
 
 
 def main():

@@ -609,6 +609,49 @@ def identity(g, r):
     g.term(g.op("Identity", [x]), x.t)
 
 
+def away(a, kinks, margin=1e-2):
+    """`a` with the entries within `margin` of a kink moved 2 margins up:
+    at a kink the fp32 and float64 computations may take different pieces."""
+    a = np.array(a, dtype=np.float64)
+    for k in kinks:
+        a = np.where(np.abs(a - k) < margin, a + 2 * margin, a)
+    return a
+
+
+def clip(g, r):
+    # Bounds are Constant inputs (opset 11+); one may be absent ("" or
+    # missing), which is no bound.
+    lo, hi = sorted(float(np.float32(v)) for v in r.uniform(-1.5, 1.5, 2))
+    form = int(r.integers(0, 3))
+    ins_lo = g.const(np.float32(lo)) if form != 2 else ""
+    ins_hi = g.const(np.float32(hi)) if form != 1 else None
+    if form == 1:
+        hi = math.inf
+    if form == 2:
+        lo = -math.inf
+    x = g.param(away(r.standard_normal(shape(r)), [lo, hi]))
+    ins = [x, ins_lo] + ([ins_hi] if ins_hi else [])
+    g.term(g.op("Clip", ins), F.hardtanh(x.t, lo, hi))
+
+
+def hard_sigmoid(g, r):
+    alpha = float(np.float32(r.choice([1 / 6, 0.2, 0.5, -0.4])))
+    beta = float(np.float32(r.choice([0.5, 0.3, 0.6])))
+    x = g.param(away(r.standard_normal(shape(r)) * 2.0,
+                     [-beta / alpha, (1 - beta) / alpha]))
+    # torch's hardsigmoid(z) = clamp(z / 6 + 0.5, 0, 1) at z = 6 (alpha x +
+    # beta) - 3, so that its own backward (zero at the kinks) is the one used.
+    g.term(g.op("HardSigmoid", [x], alpha=alpha, beta=beta),
+           F.hardsigmoid(6 * (alpha * x.t + beta) - 3))
+
+
+def hard_swish(g, r):
+    if g.opset < 14:
+        return
+    x = g.param(away(r.standard_normal(shape(r)) * 3.0, [-3.0, 3.0]))
+    g.term(g.op("HardSwish", [x]), F.hardswish(x.t))
+
+
 CASES = {
     "conv": conv,
     "maxpool": maxpool,
@@ -658,6 +701,9 @@ CASES = {
                           lambda t, d, k: torch.amax(t, dim=d, keepdim=bool(k))),
     "dropout": dropout,
     "identity": identity,
+    "clip": clip,
+    "hard_sigmoid": hard_sigmoid,
+    "hard_swish": hard_swish,
 }
 
 

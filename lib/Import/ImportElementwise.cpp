@@ -8,6 +8,8 @@
 #include "Importer.h"
 #include "nn/NNOps.h"
 
+#include <limits>
+
 #include <onnx/onnx_pb.h>
 
 using namespace mlir;
@@ -31,13 +33,74 @@ FailureOr<Value> importPow(NodeImporter &n) {
   return n.build<nn::PowOp>({*x, e});
 }
 
-FailureOr<Value> importLeakyRelu(NodeImporter &n) {
+/// A one-operand op whose f32 attributes `names` are the node's (with the
+/// registry's defaults).
+template <typename OpTy>
+FailureOr<Value> importUnaryWithFloats(NodeImporter &n,
+                                       ArrayRef<const char *> names) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
-  return n.build<nn::LeakyReluOp>(
-      {*x},
-      {n.b.getNamedAttr("alpha", n.b.getF32FloatAttr(n.attrFloat("alpha")))});
+  SmallVector<NamedAttribute> attrs;
+  for (const char *name : names)
+    attrs.push_back(
+        n.b.getNamedAttr(name, n.b.getF32FloatAttr(n.attrFloat(name))));
+  return n.build<OpTy>({*x}, attrs);
+}
+
+FailureOr<Value> importLeakyRelu(NodeImporter &n) {
+  return importUnaryWithFloats<nn::LeakyReluOp>(n, {"alpha"});
+}
+
+FailureOr<Value> importHardSigmoid(NodeImporter &n) {
+  return importUnaryWithFloats<nn::HardSigmoidOp>(n, {"alpha", "beta"});
+}
+
+/// Input `i` (named `what`) as a constant float scalar, `dflt` when it is
+/// absent or empty; an error when it is given but not a constant.
+FailureOr<float> constScalarInput(NodeImporter &n, int i, StringRef what,
+                                  float dflt) {
+  if (!n.hasInput(i))
+    return dflt;
+  FailureOr<std::optional<std::vector<float>>> v = n.constFloats(i);
+  if (failed(v))
+    return failure();
+  if (!*v || (*v)->size() != 1) {
+    n.error() << "input '" << what << "' must be a constant float scalar";
+    return failure();
+  }
+  return (**v)[0];
+}
+
+FailureOr<Value> importClip(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  // The bounds: attributes before opset 11, constant inputs 1 and 2 since
+  // (nn.clip has them as attributes, so they get no gradient); an absent
+  // bound is infinite.
+  float bounds[] = {n.attrFloat("min"), n.attrFloat("max")};
+  const char *names[] = {"min", "max"};
+  bool attrForm = n.opset() < 11;
+  for (int k = 0; k < 2; ++k) {
+    if (!attrForm && n.attr(names[k])) {
+      n.error() << "attribute '" << names[k] << "' is not part of opset "
+                << n.opset() << " Clip (input " << k + 1 << " since opset 11)";
+      return failure();
+    }
+    if (attrForm && n.hasInput(k + 1)) {
+      n.error() << "input '" << names[k]
+                << "' needs opset 11 (an attribute before)";
+      return failure();
+    }
+    FailureOr<float> v = constScalarInput(n, k + 1, names[k], bounds[k]);
+    if (failed(v))
+      return failure();
+    bounds[k] = *v;
+  }
+  return n.build<nn::ClipOp>(
+      {*x}, {n.b.getNamedAttr("min", n.b.getF32FloatAttr(bounds[0])),
+             n.b.getNamedAttr("max", n.b.getF32FloatAttr(bounds[1]))});
 }
 
 FailureOr<Value> importGelu(NodeImporter &n) {
@@ -97,15 +160,11 @@ FailureOr<Value> importDropout(NodeImporter &n) {
   // The ratio: attribute before opset 12, constant input 1 since (a Constant
   // node or, as some exporters write it, a float initializer); 0.5 if absent.
   float ratio = n.attrFloat("ratio");
-  if (n.opset() >= 12 && n.hasInput(1)) {
-    FailureOr<std::optional<std::vector<float>>> v = n.constFloats(1);
+  if (n.opset() >= 12) {
+    FailureOr<float> v = constScalarInput(n, 1, "ratio", ratio);
     if (failed(v))
       return failure();
-    if (!*v || (*v)->size() != 1) {
-      n.error() << "input 'ratio' must be a constant float scalar";
-      return failure();
-    }
-    ratio = (**v)[0];
+    ratio = *v;
   }
   if (!(ratio >= 0.0f && ratio < 1.0f)) {
     n.error() << "ratio " << ratio << " is outside [0, 1)";
@@ -257,6 +316,39 @@ void registerElementwiseOps(OpRegistry &r) {
          {"", "`nn.leaky_relu`",
           "yes (`nn.relu_grad {alpha}`; `alpha g` at `x = 0`, as PyTorch)",
           "`alpha` (default 0.01, finite)"}});
+  r.add({"Clip",
+         11,
+         {{"min", -std::numeric_limits<float>::infinity()},
+          {"max", std::numeric_limits<float>::infinity()}},
+         importClip,
+         {},
+         {" (attribute form 7-10)", "`nn.clip`",
+          "the input (`nn.clip_grad`: `g` where `min < x < max`, 0 at the "
+          "bounds, as PyTorch's hardtanh/ReLU6); none for the bounds",
+          "float only. Bounds: attributes `min`/`max` before opset 11, "
+          "constant float scalar inputs 1 and 2 since (a `Constant` or a "
+          "float initializer); an absent or empty one is no bound, a "
+          "run-time one is an error. `min <= max`, neither NaN; NaN inputs "
+          "propagate. PyTorch's ReLU6 exports as Clip(0, 6)"}});
+  r.add({"HardSigmoid",
+         7,
+         {{"alpha", 0.2f}, {"beta", 0.5f}},
+         importHardSigmoid,
+         {},
+         {"", "`nn.hard_sigmoid`",
+          "yes (`nn.hard_sigmoid_grad`: `alpha g` where `0 < alpha x + beta "
+          "< 1`, 0 at the kinks, as PyTorch)",
+          "`alpha` (default 0.2), `beta` (default 0.5), both finite; "
+          "PyTorch's Hardsigmoid exports with `alpha = 1/6`"}});
+  r.add({"HardSwish",
+         14,
+         {},
+         importUnary<nn::HardSwishOp>,
+         {},
+         {"", "`nn.hard_swish`",
+          "yes (`nn.hard_swish_grad`, as PyTorch's hardswish_backward: 0 "
+          "where `x < -3`, `g (x/3 + 0.5)` where `-3 <= x <= 3`, `g` above)",
+          "`x * max(0, min(1, x/6 + 0.5))`, float only"}});
   r.add({"Gelu",
          20,
          {{"approximate", "none"}},

@@ -47,11 +47,11 @@ import onnx
 from onnx import numpy_helper
 
 # The operators of docs/operators.md (the importer's ONNX op types).
-SUPPORTED = set("""Add AveragePool BatchNormalization Cast Concat Constant ConstantOfShape Conv
-Div Dropout Equal Erf Exp Expand Flatten Gather Gelu Gemm GlobalAveragePool Identity
-LayerNormalization LeakyRelu Log LogSoftmax MatMul MaxPool Mul Neg Not Pow Range ReduceMax
-ReduceMean ReduceSum Relu Reshape Shape Sigmoid Slice Softmax Split Sqrt Squeeze Sub Tanh
-Transpose Trilu Unsqueeze Where""".split())
+SUPPORTED = set("""Add AveragePool BatchNormalization Cast Clip Concat Constant ConstantOfShape
+Conv Div Dropout Equal Erf Exp Expand Flatten Gather Gelu Gemm GlobalAveragePool HardSigmoid
+HardSwish Identity LayerNormalization LeakyRelu Log LogSoftmax MatMul MaxPool Mul Neg Not Pow
+Range ReduceMax ReduceMean ReduceSum Relu Reshape Shape Sigmoid Slice Softmax Split Sqrt
+Squeeze Sub Tanh Transpose Trilu Unsqueeze Where""".split())
 
 RTOL, ATOL = 1e-4, 1e-5
 

@@ -85,6 +85,16 @@ def run_node(node, vals):
         return 1.0 / (1.0 + np.exp(-x[0]))
     if op == "LeakyRelu":
         return np.where(x[0] >= 0, x[0], attrs.get("alpha", 0.01) * x[0])
+    if op == "Clip":
+        # Bounds: inputs 1 and 2 (opset 11+, "" absent), else attributes.
+        lo = x[1] if len(x) > 1 and x[1] is not None else attrs.get("min", -np.inf)
+        hi = x[2] if len(x) > 2 and x[2] is not None else attrs.get("max", np.inf)
+        return np.minimum(np.maximum(x[0], lo), hi)
+    if op == "HardSigmoid":
+        return np.clip(attrs.get("alpha", 0.2) * x[0] + attrs.get("beta", 0.5),
+                       0.0, 1.0)
+    if op == "HardSwish":
+        return x[0] * np.clip(x[0] / 6.0 + 0.5, 0.0, 1.0)
     if op == "Gelu":
         v = x[0]
         if attrs.get("approximate", b"none") in ("tanh", b"tanh"):
