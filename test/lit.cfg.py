@@ -101,3 +101,6 @@ if getattr(config, "autodist_sanitize", ""):
     config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
         config.autodist_src_root, "test", "lsan.supp")
     config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+    # Memory bounds in absolute MiB (external-data-memory.test) allow for
+    # ASan's quarantine (256 MiB) and shadow memory on top.
+    config.environment["AUTODIST_SANITIZER_RSS_MIB"] = "512"

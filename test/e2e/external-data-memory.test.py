@@ -100,6 +100,9 @@ def run(args):
     print(f"wrote {gib:.2f} GiB of external weights in "
           f"{time.time() - start:.1f} s")
 
+    # A sanitized build adds ASan's quarantine and shadow memory
+    # (test/lit.cfg.py): the bound still fails if the 1 GiB is read whole.
+    args.max_rss_mib += int(os.environ.get("AUTODIST_SANITIZER_RSS_MIB", "0"))
     start = time.time()
     peak_mib = peak_rss_mib(["autodist-compile", model, "-o", exe, "--quiet"])
     print(f"autodist-compile: {time.time() - start:.1f} s, peak RSS "
