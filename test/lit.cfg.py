@@ -47,8 +47,11 @@ llvm_config.add_tool_substitutions(
 for candidate in [os.environ.get("AUTODIST_TORCH_PYTHON"),
                   os.path.join(config.autodist_obj_root, "torch-venv", "bin", "python"),
                   config.python_executable, "/usr/bin/python3"]:
+    # Debian's python3 has torch but, with libonnx-testdata, an empty onnx
+    # namespace: it only counts with a usable onnx too.
     if candidate and os.path.exists(candidate) and subprocess.run(
-            [candidate, "-c", "import torch"], capture_output=True).returncode == 0:
+            [candidate, "-c", "import torch; from onnx import TensorProto"],
+            capture_output=True).returncode == 0:
         config.substitutions.append(("%torchpy", candidate))
         config.available_features.add("torch")
         for module in ["torchvision", "transformers"]:
