@@ -10,15 +10,16 @@ APT_PACKAGES=(cmake ninja-build ccache g++ pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   openmpi-bin libopenmpi-dev libopenblas-dev libdnnl-dev
-  nlohmann-json3-dev libgtest-dev zlib1g-dev)
+  nlohmann-json3-dev libgtest-dev zlib1g-dev
+  iproute2 python3-yaml)  # the emulated cluster: scripts/netcluster.py
 
 source scripts/apt-install.sh
 apt_install setup "${APT_PACKAGES[@]}"
 
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c "import onnx, onnxruntime, numpy, sklearn" >/dev/null 2>&1; then
-  echo "setup: installing python packages (onnx onnxruntime numpy scikit-learn)"
-  "$PYTHON" -m pip install -q onnx onnxruntime numpy scikit-learn
+if ! "$PYTHON" -c "import onnx, onnxruntime, numpy, sklearn, yaml" >/dev/null 2>&1; then
+  echo "setup: installing python packages (onnx onnxruntime numpy scikit-learn pyyaml)"
+  "$PYTHON" -m pip install -q onnx onnxruntime numpy scikit-learn pyyaml
 fi
 PYTHON_EXE=$("$PYTHON" -c 'import sys; print(sys.executable)')
 

@@ -71,6 +71,13 @@ for candidate in [os.environ.get("AUTODIST_ONNX_TESTDATA"),
 if real_mpirun:
     config.available_features.add("mpi")
 
+# The emulated cluster (scripts/netcluster.sh) needs root, network namespaces,
+# iproute2's tc and PyYAML; without them its tests are UNSUPPORTED.
+if real_mpirun and subprocess.run(
+        ["sh", os.path.join(config.autodist_src_root, "scripts", "netcluster.sh"), "check"],
+        capture_output=True).returncode == 0:
+    config.available_features.add("netns")
+
 # Root in a private mount namespace can mount a tmpfs (a disk to fill in the
 # fault-injection tests).
 with tempfile.TemporaryDirectory() as probe:

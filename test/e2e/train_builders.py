@@ -3,7 +3,8 @@
 
 For every --model and --builder: compiles the model with the builder (and
 --cluster), trains it for --steps steps on 1 rank with the global batch and
-under ``mpirun -np N`` for every --ranks N with global batch / N per rank,
+under ``mpirun -np N`` for every --ranks N with global batch / N per rank
+(or, with --netcluster SPEC, on the emulated cluster of SPEC),
 and checks
 
   * losses: every N-rank run's per-step losses equal the 1-rank run's
@@ -168,10 +169,21 @@ def compile_model(args, builder, onnx_path, work):
 def train(args, exe, data, ranks, log):
     cmd = [exe, f"--data={data}", f"--steps={args.steps}",
            f"--batch-size={args.batch // ranks}", f"--log={log}"]
-    if ranks > 1:
+    if ranks > 1 and args.netcluster:
+        nodes = netcluster_nodes(args.netcluster)
+        cmd = [os.path.join(args.src_root, "scripts", "netcluster.sh"), "run",
+               f"--cluster={args.netcluster}",
+               f"--ranks-per-node={ranks // nodes}", "--quiet", "--"] + cmd
+    elif ranks > 1:
         cmd = ["mpirun", "-np", str(ranks)] + cmd
     run(cmd)
     return [json.loads(line) for line in open(log) if line.strip()]
+
+
+def netcluster_nodes(spec):
+    import yaml
+    with open(spec) as f:
+        return len(yaml.safe_load(f)["nodes"])
 
 
 def max_rel(a, b):
@@ -203,12 +215,18 @@ def main():
     ap.add_argument("--bucket-bytes", type=int,
                     help="autodist-compile's --bucket-bytes (0: one "
                     "all-reduce per group, as the traffic check assumes)")
+    ap.add_argument("--netcluster", metavar="SPEC",
+                    help="run the N-rank jobs on the emulated cluster of "
+                    "SPEC (scripts/netcluster.sh), N / nodes ranks per node")
     ap.add_argument("--torch-python", help="an interpreter with torch and "
                     "torchvision (for --model resnet18)")
     args = ap.parse_args()
     for n in args.ranks:
         if args.batch % n:
             ap.error(f"--batch {args.batch} is not divisible by {n} ranks")
+        if args.netcluster and n % netcluster_nodes(args.netcluster):
+            ap.error(f"{n} ranks do not spread evenly over the nodes of "
+                     f"{args.netcluster}")
     os.makedirs(args.workdir, exist_ok=True)
     failed = False
     for kind in args.model:
@@ -229,7 +247,9 @@ def main():
                 got = {(r["collectives"], r["comm_bytes"]) for r in rows + one}
                 traffic_ok = got == {want}
                 failed |= not (ok and traffic_ok)
-                print(f"{builder} {kind} np={n}: losses "
+                where = (f" on {netcluster_nodes(args.netcluster)} nodes"
+                         if args.netcluster and n > 1 else "")
+                print(f"{builder} {kind} np={n}{where}: losses "
                       f"{'PASS' if ok else 'FAIL'} (max rel {rel:.1e}), "
                       f"traffic {'PASS' if traffic_ok else 'FAIL'} "
                       f"({want[0]} collectives, {want[1]} bytes"
