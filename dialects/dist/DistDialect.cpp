@@ -3,6 +3,7 @@
 #include "dist/DistDialect.h"
 #include "dist/DistAttrs.h"
 #include "dist/DistOps.h"
+#include "dist/DistTypes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -13,6 +14,7 @@ using namespace autodist::dist;
 
 void DistDialect::initialize() {
   registerAttributes();
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "dist/DistOps.cpp.inc"

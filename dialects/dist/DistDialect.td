@@ -21,11 +21,14 @@ def Dist_Dialect : Dialect {
     synchronization passes insert into the training step.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (defined in DistAttrs.cpp, where their
     /// storage classes are complete).
     void registerAttributes();
+    /// Registers the types (DistTypes.cpp).
+    void registerTypes();
   }];
 }
 

@@ -22,6 +22,38 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
+LogicalResult AllReduceStartOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one tensor to reduce");
+  if (getGroupAttr().getInt() < 0)
+    return emitOpError("group must be >= 0, got ") << getGroupAttr().getInt();
+  if (TypeRange(getFuture().getType().getValueTypes()) !=
+      getInputs().getTypes())
+    return emitOpError("future type ")
+           << getFuture().getType() << " does not hold the operand types";
+  return success();
+}
+
+LogicalResult WaitOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       ValueRange operands, DictionaryAttr,
+                                       OpaqueProperties, RegionRange,
+                                       SmallVectorImpl<Type> &results) {
+  auto future = dyn_cast<FutureType>(operands.front().getType());
+  if (!future)
+    return failure();
+  llvm::append_range(results, future.getValueTypes());
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  int waits = llvm::count_if(getFuture().getUsers(),
+                             [](Operation *user) { return isa<WaitOp>(user); });
+  if (waits > 1)
+    return emitOpError("waits for a future that is waited ")
+           << waits << " times (a future is waited once)";
+  return success();
+}
+
 /// The checks `dist.reduce` and `dist.broadcast` share.
 static LogicalResult verifyRooted(Operation *op, ValueRange inputs,
                                   StringRef root) {

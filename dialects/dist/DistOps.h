@@ -4,6 +4,7 @@
 
 #include "dist/DistAttrs.h"
 #include "dist/DistDialect.h"
+#include "dist/DistTypes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"

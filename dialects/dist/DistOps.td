@@ -5,6 +5,7 @@
 
 include "dist/DistDialect.td"
 include "dist/DistAttrs.td"
+include "dist/DistTypes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -113,6 +114,51 @@ def Dist_BroadcastOp : Dist_BucketOp<"broadcast"> {
                    UnitAttr:$local_replication);
   let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start"> {
+  let summary = "Start an all-reduce of a bucket without waiting for it";
+  let description = [{
+    The asynchronous form of `dist.all_reduce`: starts combining the bucket
+    `inputs` over all ranks with `kind` and returns at once a future of the
+    combined tensors, which `dist.wait` completes. What runs between the two
+    overlaps the communication (dist-overlap-collectives places them). The
+    collective is the same as the blocking one: every rank starts the same
+    all-reduces in the same order, and the waited results equal
+    `dist.all_reduce`'s bit for bit. A compressed bucket has no
+    asynchronous form yet (the runtime compresses, reduces and decompresses
+    in one call).
+
+    ```mlir
+    %f = dist.all_reduce_start mean %gw, %gb {group = 0 : i64}
+        : tensor<32x64xf32>, tensor<32xf32>
+        -> !dist.future<tensor<32x64xf32>, tensor<32xf32>>
+    ```
+  }];
+  let arguments = (ins Variadic<RankedTensorOf<[F32]>>:$inputs,
+                   Dist_ReductionKind:$kind,
+                   DefaultValuedAttr<I64Attr, "0">:$group);
+  let results = (outs Dist_FutureType:$future);
+  let assemblyFormat =
+      "$kind $inputs attr-dict `:` type($inputs) `->` qualified(type($future))";
+  let hasVerifier = 1;
+}
+
+def Dist_WaitOp : Dist_Op<"wait",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Wait for a collective in flight and return its tensors";
+  let description = [{
+    Completes the collective that produced `future` and returns its tensors,
+    of the types the future names. A future is waited exactly once.
+
+    ```mlir
+    %g:2 = dist.wait %f : !dist.future<tensor<32x64xf32>, tensor<32xf32>>
+    ```
+  }];
+  let arguments = (ins Dist_FutureType:$future);
+  let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
+  let assemblyFormat = "$future attr-dict `:` qualified(type($future))";
   let hasVerifier = 1;
 }
 

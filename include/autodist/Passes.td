@@ -303,6 +303,41 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
                            "mlir::func::FuncDialect"];
 }
 
+def OverlapCollectives : Pass<"dist-overlap-collectives", "mlir::ModuleOp"> {
+  let summary = "Start all-reduces early and wait for them at their first use";
+  let description = [{
+    Decides which collectives overlap computation, in the IR: an
+    uncompressed `dist.all_reduce` becomes a `dist.all_reduce_start` where
+    it stands (right after the last value of its bucket is computed) and a
+    `dist.wait` right before the first operation of its block that uses a
+    reduced value (or holds a use in its regions), so that the computation
+    in between runs while the bucket travels.
+
+    An all-reduce with nothing but constants and empty tensors before its
+    first use (e.g. a single bucket right before the updates) stays
+    blocking: there is nothing to overlap, and OpenMPI's non-blocking
+    algorithms are slower than its tuned blocking ones (bench/README.md).
+    A compressed all-reduce stays blocking (its runtime call compresses,
+    reduces and decompresses in one).
+
+    It runs after convert-nn-to-linalg, so that "work" means the lowered
+    computation, right before convert-dist-to-runtime.
+
+    ```mlir
+    %r:2 = dist.all_reduce mean %a, %l : tensor<4x3xf32>, tensor<f32>
+    %e = arith.mulf %a, %a : tensor<4x3xf32>
+    %f = arith.addf %r#0, %e : tensor<4x3xf32>
+    // becomes
+    %fut = dist.all_reduce_start mean %a, %l : tensor<4x3xf32>, tensor<f32>
+        -> !dist.future<tensor<4x3xf32>, tensor<f32>>
+    %e = arith.mulf %a, %a : tensor<4x3xf32>
+    %r:2 = dist.wait %fut : !dist.future<tensor<4x3xf32>, tensor<f32>>
+    %f = arith.addf %r#0, %e : tensor<4x3xf32>
+    ```
+  }];
+  let dependentDialects = ["::autodist::dist::DistDialect"];
+}
+
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
   let summary = "Lower dist collectives to calls into the runtime's C ABI";
   let description = [{
@@ -313,24 +348,15 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
     `autodist_rt_broadcast_f32`, their root given as the index of its device
     in the module's `dist.cluster` (the local cluster without one).
 
-    With `overlap` (the default) an all-reduce is split in two calls: the
-    bucket is packed and `autodist_rt_allreduce_start_f32` (a non-blocking
-    MPI_Iallreduce, returning a handle) is called where the `dist.all_reduce`
-    stands, i.e. right after the last value of its bucket is computed; the
-    matching `autodist_rt_allreduce_wait_f32(buffer, handle, kind)` goes right
-    before the first operation of the block that uses a reduced value, and
-    the slices are taken after it. Passing the buffer to the wait keeps it
-    allocated and unwritten between the two calls through bufferization and
-    deallocation. An all-reduce with nothing but constants and empty tensors
-    before its first use (e.g. a single bucket right before the updates)
-    keeps the blocking call: there is nothing to overlap, and OpenMPI's
-    non-blocking algorithms are slower than its tuned blocking ones.
-    `overlap=false` emits the blocking call everywhere.
+    A `dist.all_reduce_start` packs its bucket the same way and calls
+    `autodist_rt_allreduce_start_f32` (a non-blocking MPI_Iallreduce,
+    returning a handle) where it stands; its `dist.wait` becomes
+    `autodist_rt_allreduce_wait_f32(buffer, handle, kind)` where the wait
+    stands, and the slices are taken after it. Passing the buffer to the
+    wait keeps it allocated and unwritten between the two calls through
+    bufferization and deallocation. A future must be waited in the block
+    that starts it.
   }];
-  let options = [
-    Option<"overlap", "overlap", "bool", /*default=*/"true",
-           "Split all-reduces into a start and a wait before the first use">
-  ];
   let dependentDialects = ["mlir::tensor::TensorDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::func::FuncDialect",

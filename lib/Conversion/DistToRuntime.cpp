@@ -4,9 +4,10 @@
 // becomes one contiguous buffer, one in-place call into the runtime
 // (`_mlir_ciface_autodist_rt_{allreduce,reduce,broadcast}_f32`, docs/abi.md;
 // a compressed all-reduce calls `autodist_rt_allreduce_<compressor>_f32`)
-// and slices back to the operand shapes. With `overlap` an uncompressed
-// all-reduce is started where it is and waited for before the first use of
-// its results (`autodist_rt_allreduce_{start,wait}_f32`).
+// and slices back to the operand shapes. A started all-reduce
+// (`dist.all_reduce_start`, placed by dist-overlap-collectives) calls
+// `autodist_rt_allreduce_start_f32` where it stands and
+// `autodist_rt_allreduce_wait_f32` where its `dist.wait` stands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,8 +123,8 @@ SmallVector<Value> i32Constants(OpBuilder &b, Location loc,
 }
 
 /// Replaces the results of `op` by the reduced bucket in `buf`, sliced back
-/// to the shapes of `inputs`.
-void unpackBucket(IRRewriter &b, Operation *op, ValueRange inputs, Value buf) {
+/// to `types`.
+void unpackBucket(IRRewriter &b, Operation *op, TypeRange types, Value buf) {
   Location loc = op->getLoc();
   auto bufType = cast<MemRefType>(buf.getType());
   auto bucketType =
@@ -133,10 +134,10 @@ void unpackBucket(IRRewriter &b, Operation *op, ValueRange inputs, Value buf) {
                                                  /*writable=*/true);
   SmallVector<Value> results;
   int64_t offset = 0;
-  for (Value v : inputs) {
-    auto t = cast<RankedTensorType>(v.getType());
+  for (Type type : types) {
+    auto t = cast<RankedTensorType>(type);
     Value slice = done;
-    if (inputs.size() > 1)
+    if (types.size() > 1)
       slice = tensor::ExtractSliceOp::create(
           b, loc, done, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
           ArrayRef<OpFoldResult>{b.getIndexAttr(t.getNumElements())},
@@ -163,48 +164,48 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
   func::FuncOp callee =
       declareRuntimeFn(module, fn, ValueRange(args).getTypes());
   func::CallOp::create(b, loc, callee, args);
-  unpackBucket(b, op, inputs, *buf);
+  unpackBucket(b, op, inputs.getTypes(), *buf);
   return success();
 }
 
-/// The first operation of `op`'s block that uses a result of `op` (directly
-/// or inside its regions); the terminator when nothing does.
-Operation *firstUserInBlock(Operation *op) {
-  Block *block = op->getBlock();
-  Operation *first = block->getTerminator();
-  for (Operation *user : op->getUsers()) {
-    Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (inBlock && inBlock->isBeforeInBlock(first))
-      first = inBlock;
-  }
-  return first;
-}
+/// A started all-reduce as lowered: its bucket's buffer (as the runtime's
+/// view of it) and the runtime's handle.
+struct Started {
+  Value view, buffer, handle;
+  dist::ReductionKind kind;
+};
 
-/// Splits the all-reduce `ar` in two runtime calls: the start, where `ar`
-/// is (after the last value of its bucket), and the wait, right before the
-/// first use of a reduced value, so that the computation in between
-/// overlaps the communication. The wait takes the bucket's buffer, which
-/// keeps it alive (and untouched) from the start until then.
-LogicalResult lowerAllReduceAsync(ModuleOp module, dist::AllReduceOp ar) {
-  IRRewriter b(ar);
-  Location loc = ar.getLoc();
-  FailureOr<Value> buf = packBucket(b, ar, ar.getInputs());
+/// Packs the bucket of `start` and calls the runtime's start where `start`
+/// stands; the bucket's buffer then belongs to the collective until the
+/// wait, which takes it (keeping it alive and untouched until then).
+FailureOr<Started> lowerAllReduceStart(ModuleOp module,
+                                       dist::AllReduceStartOp start) {
+  IRRewriter b(start);
+  Location loc = start.getLoc();
+  FailureOr<Value> buf = packBucket(b, start, start.getInputs());
   if (failed(buf))
     return failure();
   Value view = dynamicView(b, loc, *buf);
-  func::FuncOp start = declareRuntimeFn(module, kAllReduceStartFn,
-                                        {view.getType()}, {b.getI32Type()});
-  Value handle = func::CallOp::create(b, loc, start, view).getResult(0);
+  func::FuncOp fn = declareRuntimeFn(module, kAllReduceStartFn,
+                                     {view.getType()}, {b.getI32Type()});
+  Value handle = func::CallOp::create(b, loc, fn, view).getResult(0);
+  // Declared with its start, so the runtime functions keep one order.
+  declareRuntimeFn(module, kAllReduceWaitFn,
+                   {view.getType(), b.getI32Type(), b.getI32Type()});
+  return Started{view, *buf, handle, start.getKind()};
+}
 
-  b.setInsertionPoint(firstUserInBlock(ar));
-  SmallVector<Value> args = {view, handle};
-  llvm::append_range(args,
-                     i32Constants(b, loc, static_cast<int64_t>(ar.getKind())));
-  func::FuncOp wait =
+/// Calls the runtime's wait where `wait` stands and replaces `wait` by
+/// slices of the bucket's buffer.
+void lowerWait(ModuleOp module, dist::WaitOp wait, const Started &s) {
+  IRRewriter b(wait);
+  Location loc = wait.getLoc();
+  SmallVector<Value> args = {s.view, s.handle};
+  llvm::append_range(args, i32Constants(b, loc, static_cast<int64_t>(s.kind)));
+  func::FuncOp fn =
       declareRuntimeFn(module, kAllReduceWaitFn, ValueRange(args).getTypes());
-  func::CallOp::create(b, loc, wait, args);
-  unpackBucket(b, ar, ar.getInputs(), *buf);
-  return success();
+  func::CallOp::create(b, loc, fn, args);
+  unpackBucket(b, wait, wait.getResultTypes(), s.buffer);
 }
 
 /// The index of device `root` in the module's cluster (docs/abi.md: the
@@ -252,27 +253,33 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
       {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
 }
 
-/// Whether any work (more than constants and empty tensors) runs between
-/// `ar` and the first use of its results: if not, a start and a wait gain
-/// nothing over the blocking call (and OpenMPI's non-blocking algorithms are
-/// slower than its tuned blocking ones, bench/README.md).
-bool canOverlap(dist::AllReduceOp ar) {
-  Operation *wait = firstUserInBlock(ar);
-  for (Operation *op = ar->getNextNode(); op != wait; op = op->getNextNode())
-    if (!op->hasTrait<OpTrait::ConstantLike>() && !isa<tensor::EmptyOp>(op))
-      return true;
-  return false;
-}
-
+/// Lowers one collective; a started all-reduce is remembered in `started`
+/// until its wait.
 LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots,
-                    bool overlap) {
-  if (auto ar = dyn_cast<dist::AllReduceOp>(op)) {
-    // A compressor's runtime call compresses, reduces and decompresses in
-    // one: compressed all-reduces stay blocking.
-    if (overlap && ar.getCompressor() == dist::Compressor::None &&
-        canOverlap(ar))
-      return lowerAllReduceAsync(module, ar);
+                    DenseMap<Value, Started> &started) {
+  if (auto ar = dyn_cast<dist::AllReduceOp>(op))
     return lowerAllReduce(module, ar, slots);
+  if (auto start = dyn_cast<dist::AllReduceStartOp>(op)) {
+    FailureOr<Started> s = lowerAllReduceStart(module, start);
+    if (failed(s))
+      return failure();
+    started[start.getFuture()] = *s;
+    return success();
+  }
+  if (auto wait = dyn_cast<dist::WaitOp>(op)) {
+    auto it = started.find(wait.getFuture());
+    auto start = wait.getFuture().getDefiningOp<dist::AllReduceStartOp>();
+    if (it == started.end() || !start || start->getBlock() != wait->getBlock())
+      return wait.emitOpError(
+          "waits for a future that is not started in its block (a future "
+          "that crosses blocks or functions cannot be lowered yet)");
+    lowerWait(module, wait, it->second); // replaces (erases) the wait
+    started.erase(it);
+    if (!start.getFuture().use_empty())
+      return start.emitOpError("its future is used by more than its "
+                               "dist.wait, which cannot be lowered yet");
+    start.erase();
+    return success();
   }
   if (auto r = dyn_cast<dist::ReduceOp>(op)) {
     FailureOr<int64_t> root = deviceIndex(module, op, r.getRoot());
@@ -298,13 +305,22 @@ struct ConvertDistToRuntimePass
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<dist::AllReduceOp, dist::ReduceOp, dist::BroadcastOp>(op))
+      if (isa<dist::AllReduceOp, dist::AllReduceStartOp, dist::WaitOp,
+              dist::ReduceOp, dist::BroadcastOp>(op))
         ops.push_back(op);
     });
     int64_t slots = 0;
+    DenseMap<Value, Started> started;
     for (Operation *op : ops)
-      if (failed(lower(module, op, slots, overlap)))
+      if (failed(lower(module, op, slots, started)))
         return signalPassFailure();
+    // A collective started and never completed would leave the runtime
+    // with a request in flight at the end of the step.
+    for (auto &entry : started) {
+      entry.first.getDefiningOp()->emitOpError(
+          "starts a collective that is never waited for in its block");
+      return signalPassFailure();
+    }
   }
 };
 

@@ -76,6 +76,9 @@ LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
 std::string loweringPipeline() {
   return "autodist-export-manifest,"
          "convert-nn-to-linalg,"
+         // Which collectives overlap the computation: in the dist IR, once
+         // the computation is lowered (its ops are the work to hide behind).
+         "dist-overlap-collectives,"
          "convert-dist-to-runtime,"
          "canonicalize,cse,"
          "autodist-fuse-elementwise,"

@@ -6,7 +6,7 @@
 // layers of the forward pass, goes last), each placed right after the last
 // of its values is computed. The lowering starts each bucket's collective
 // there, so the buckets computed first travel while the backward pass goes
-// on (convert-dist-to-runtime, overlap).
+// on (dist-overlap-collectives).
 //
 //===----------------------------------------------------------------------===//
 

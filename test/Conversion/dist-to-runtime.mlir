@@ -1,6 +1,6 @@
-// RUN: autodist-opt %s -split-input-file --convert-dist-to-runtime=overlap=false | FileCheck %s
+// RUN: autodist-opt %s -split-input-file --convert-dist-to-runtime | FileCheck %s
 
-// Blocking (overlap=false): a bucket of two tensors flattened,
+// A blocking all-reduce: a bucket of two tensors flattened,
 // concatenated, reduced in place by one runtime call on a private copy,
 // sliced back.
 // CHECK-LABEL: func @bucket

@@ -1,6 +1,6 @@
 // RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --dist-split-buckets=bucket-bytes=128 | FileCheck %s
 // RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --dist-split-buckets=bucket-bytes=0 | FileCheck %s --check-prefix=WHOLE
-// RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --dist-split-buckets=bucket-bytes=128 --convert-dist-to-runtime | FileCheck %s --check-prefix=LOWER
+// RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --dist-split-buckets=bucket-bytes=128 --dist-overlap-collectives --convert-dist-to-runtime | FileCheck %s --check-prefix=LOWER
 
 // The one group of the MLP (w1 128 bytes, b1 32, w2 96, the loss 4) cut
 // into buckets of at most 128 bytes in reverse order of computation: the

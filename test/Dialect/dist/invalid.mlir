@@ -179,3 +179,44 @@ func.func @empty_broadcast() {
   "dist.broadcast"() <{root = "localhost:CPU:0"}> : () -> ()
   return
 }
+
+// -----
+
+func.func @start_future_mismatch(%a: tensor<4xf32>) {
+  // expected-error@+1 {{future type '!dist.future<tensor<5xf32>>' does not hold the operand types}}
+  %f = dist.all_reduce_start sum %a : tensor<4xf32> -> !dist.future<tensor<5xf32>>
+  return
+}
+
+// -----
+
+func.func @start_negative_group(%a: tensor<4xf32>) {
+  // expected-error@+1 {{group must be >= 0, got -2}}
+  %f = dist.all_reduce_start sum %a {group = -2 : i64} : tensor<4xf32> -> !dist.future<tensor<4xf32>>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{a future holds ranked f32 tensors, not 'tensor<4xi32>'}}
+func.func @future_of_i32(%f: !dist.future<tensor<4xi32>>) {
+  return
+}
+
+// -----
+
+// expected-error@+2 {{expected non-function type}}
+// expected-error@+1 {{failed to parse Dist_FutureType parameter 'valueTypes'}}
+func.func @empty_future(%f: !dist.future<>) {
+  return
+}
+
+// -----
+
+func.func @waited_twice(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %f = dist.all_reduce_start sum %a : tensor<4xf32> -> !dist.future<tensor<4xf32>>
+  // expected-error@+1 {{waits for a future that is waited 2 times (a future is waited once)}}
+  %r = dist.wait %f : !dist.future<tensor<4xf32>>
+  %s = dist.wait %f : !dist.future<tensor<4xf32>>
+  return %r : tensor<4xf32>
+}
