@@ -236,6 +236,7 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
                                                StridedMemref<float, 2> *c,
                                                int32_t transA, int32_t transB,
                                                float alpha, float beta) {
+  comm::progressAtOpBoundary();
   TraceCall traced("sgemm", "blas", [&] {
     return "\"m\": " + std::to_string(c->sizes[0]) +
            ", \"n\": " + std::to_string(c->sizes[1]) +
@@ -275,6 +276,7 @@ std::string convArgs(const Tensor4 &x, const Tensor4 &w, const Tensor4 &y) {
 extern "C" void
 _mlir_ciface_autodist_rt_conv2d_fwd_f32(Tensor4 *x, Tensor4 *w, Tensor4 *y,
                                         AUTODIST_CONV_GEOMETRY_PARAMS) {
+  comm::progressAtOpBoundary();
   TraceCall traced("conv2d_fwd", "onednn",
                    [&] { return convArgs(*x, *w, *y); });
   try {
@@ -289,6 +291,7 @@ extern "C" void
 _mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
                                              Vector1 *bias, Tensor4 *y,
                                              AUTODIST_CONV_GEOMETRY_PARAMS) {
+  comm::progressAtOpBoundary();
   TraceCall traced("conv2d_fwd", "onednn",
                    [&] { return convArgs(*x, *w, *y); });
   try {
@@ -301,6 +304,7 @@ _mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
 
 extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
     Tensor4 *dy, Tensor4 *w, Tensor4 *dx, AUTODIST_CONV_GEOMETRY_PARAMS) {
+  comm::progressAtOpBoundary();
   TraceCall traced("conv2d_bwd_data", "onednn",
                    [&] { return convArgs(*dx, *w, *dy); });
   try {
@@ -313,6 +317,7 @@ extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
 
 extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_weights_f32(
     Tensor4 *dy, Tensor4 *x, Tensor4 *dw, AUTODIST_CONV_GEOMETRY_PARAMS) {
+  comm::progressAtOpBoundary();
   TraceCall traced("conv2d_bwd_weights", "onednn",
                    [&] { return convArgs(*x, *dw, *dy); });
   try {
@@ -378,6 +383,8 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedMemref *src,
 }
 
 extern "C" void autodist_rt_trace_op_begin(int32_t id) {
+  // Every outlined loop nest is an operator boundary.
+  autodist::rt::comm::progressAtOpBoundary();
   autodist::rt::trace::beginOp(id);
 }
 

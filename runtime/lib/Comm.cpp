@@ -1,10 +1,12 @@
 //===- Comm.cpp - The MPI process group -----------------------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "AsyncAllreduce.h"
 #include "CommTimeout.h"
 #include "autodist/runtime/Placement.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -54,17 +56,30 @@ int reduceInt(int value, MPI_Op op) {
 }
 } // namespace
 
-void init(int *argc, char ***argv) {
+void init(int *argc, char ***argv, Progress progress) {
   int init = 0, done = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&done);
   if (init || done)
     return;
-  MPI_Init(argc, argv);
+  if (progress == Progress::Thread) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      std::fprintf(stderr, "warning: --comm-progress=thread needs "
+                           "MPI_THREAD_MULTIPLE, which this MPI does not "
+                           "provide; using ops\n");
+      progress = Progress::Ops;
+    }
+  } else {
+    MPI_Init(argc, argv);
+  }
+  detail::setProgress(progress);
   initializedHere = true;
 }
 
 void finalize() {
+  detail::stopProgressThread();
   if (initializedHere && active())
     MPI_Finalize();
 }
@@ -177,85 +192,6 @@ void allreduce(float *data, int64_t n, ReduceOp op) {
   if (op == ReduceOp::Mean && ranks > 1)
     for (int64_t i = 0; i < n; ++i)
       data[i] /= static_cast<float>(ranks);
-}
-
-namespace {
-/// A started non-blocking all-reduce: one request per MPI-sized piece.
-struct PendingAllreduce {
-  float *data = nullptr;
-  int64_t n = 0;
-  std::vector<MPI_Request> requests;
-  CollectiveCall call;
-  bool used = false;
-};
-
-/// The request table; a handle is an index. Freed slots are reused.
-std::vector<PendingAllreduce> &pending() {
-  static std::vector<PendingAllreduce> table;
-  return table;
-}
-
-/// Lets MPI progress the started all-reduces (OpenMPI moves a non-blocking
-/// collective forward only inside MPI calls).
-void poke() {
-  for (PendingAllreduce &p : pending()) {
-    if (!p.used || p.requests.empty())
-      continue;
-    int done = 0;
-    MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &done,
-                MPI_STATUSES_IGNORE);
-  }
-}
-} // namespace
-
-int allreduceStart(float *data, int64_t n) {
-  std::vector<PendingAllreduce> &table = pending();
-  auto slot = std::find_if(table.begin(), table.end(),
-                           [](const PendingAllreduce &p) { return !p.used; });
-  int handle = static_cast<int>(slot - table.begin());
-  if (slot == table.end())
-    table.emplace_back();
-  PendingAllreduce &p = table[handle];
-  p.data = data;
-  p.n = n;
-  p.used = true;
-  p.requests.clear();
-  if (size() > 1) {
-    poke();
-    p.call = beginCollective("allreduce_start", n * sizeof(float));
-    constexpr int64_t chunk = 1 << 30; // MPI counts are int
-    for (int64_t done = 0; done < n; done += chunk) {
-      p.requests.emplace_back();
-      MPI_Iallreduce(MPI_IN_PLACE, data + done,
-                     static_cast<int>(std::min(chunk, n - done)), MPI_FLOAT,
-                     MPI_SUM, MPI_COMM_WORLD, &p.requests.back());
-    }
-  }
-  return handle;
-}
-
-void allreduceWait(int handle, float *data, ReduceOp op) {
-  std::vector<PendingAllreduce> &table = pending();
-  if (handle < 0 || handle >= static_cast<int>(table.size()) ||
-      !table[handle].used || table[handle].data != data)
-    throw std::invalid_argument("no all-reduce " + std::to_string(handle) +
-                                " started on this buffer");
-  PendingAllreduce &p = table[handle];
-  if (!p.requests.empty())
-    detail::waitAll(static_cast<int>(p.requests.size()), p.requests.data(),
-                    p.call);
-  int ranks = size();
-  if (op == ReduceOp::Mean && ranks > 1)
-    for (int64_t i = 0; i < p.n; ++i)
-      data[i] /= static_cast<float>(ranks);
-  p = PendingAllreduce();
-}
-
-int pendingAllreduces() {
-  const std::vector<PendingAllreduce> &table = pending();
-  return static_cast<int>(
-      std::count_if(table.begin(), table.end(),
-                    [](const PendingAllreduce &p) { return p.used; }));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===- Options.cpp - The trainer's command line ---------------------------===//
 
 #include "autodist/runtime/Options.h"
+#include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Error.h"
 
 #include <cctype>
@@ -61,16 +62,17 @@ Options parseOptions(int argc, char **argv) {
                   ExitUsage);
     size_t eq = arg.find('=');
     std::string flag = arg.substr(0, eq);
-    static const char *const known[] = {"--data",        "--steps",
-                                        "--batch-size",  "--lr",
-                                        "--log",         "--save",
-                                        "--eval",        "--predict",
-                                        "--checkpoint",  "--checkpoint-every",
-                                        "--resume",      "--inputs",
-                                        "--outputs",     "--seed",
-                                        "--trace",       "--external-data",
-                                        "--pin",         "--on-nonfinite",
-                                        "--comm-timeout", "--overwrite"};
+    static const char *const known[] = {"--data",         "--steps",
+                                        "--batch-size",   "--lr",
+                                        "--log",          "--save",
+                                        "--eval",         "--predict",
+                                        "--checkpoint",   "--checkpoint-every",
+                                        "--resume",       "--inputs",
+                                        "--outputs",      "--seed",
+                                        "--trace",        "--external-data",
+                                        "--pin",          "--on-nonfinite",
+                                        "--comm-timeout", "--overwrite",
+                                        "--comm-progress"};
     bool isKnown = false;
     for (const char *k : known)
       isKnown |= flag == k;
@@ -113,6 +115,11 @@ Options parseOptions(int argc, char **argv) {
       o.commTimeout = parseFloat(flag, value);
       if (o.commTimeout < 0)
         throw invalid(flag, value, "expected seconds, 0 for no limit");
+    } else if (flag == "--comm-progress") {
+      // Taken before MPI starts (runMain: threads need MPI_Init_thread);
+      // checked here with the other flags.
+      if (!comm::parseProgress(value))
+        throw invalid(flag, value, "expected starts, ops or thread");
     } else if (flag == "--on-nonfinite") {
       std::optional<NonFinitePolicy> policy = parseNonFinitePolicy(value);
       if (!policy)
@@ -263,6 +270,11 @@ std::string helpText(const char *program) {
          "                      than S seconds (default 600; 0: no limit)\n"
          "                      aborts the job, naming the ranks that did\n"
          "                      not arrive (a stopped or frozen process)\n"
+         "  --comm-progress=starts|ops|thread\n"
+         "                      how started all-reduces progress while the\n"
+         "                      step computes: tested at each start, also\n"
+         "                      at every operator boundary (ops, default),\n"
+         "                      or by a progress thread\n"
          "  --checkpoint=DIR    write DIR/checkpoint.npz (parameters, "
          "optimizer\n"
          "                      state, step) at the end of training; an\n"

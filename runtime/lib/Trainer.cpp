@@ -822,10 +822,28 @@ void Trainer::evaluate() {
   if (!opts_.predict.empty())
     writeNpy(opts_.predict, *all);
 }
+
+/// --comm-progress, read before MPI starts (a progress thread needs
+/// MPI_Init_thread); Options checks the value with the other flags.
+comm::Progress requestedProgress(int argc, char **argv) {
+  const std::string flag = "--comm-progress";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg.rfind(flag + "=", 0) == 0)
+      value = arg.substr(flag.size() + 1);
+    else if (arg == flag && i + 1 < argc)
+      value = argv[i + 1];
+    else
+      continue;
+    if (std::optional<comm::Progress> p = comm::parseProgress(value))
+      return *p;
+  }
+  return comm::Progress::Ops;
+}
 } // namespace
 
 int runMain(int argc, char **argv, const ModelEntryPoints &model) {
-  comm::init(&argc, &argv);
+  comm::init(&argc, &argv, requestedProgress(argc, argv));
   int code = Trainer(model, argc, argv).run();
   comm::finalize();
   return code;

@@ -9,6 +9,8 @@
 #define AUTODIST_RUNTIME_COMM_H
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace autodist::rt {
@@ -20,8 +22,16 @@ enum class ReduceOp : int32_t { Sum = 0, Mean = 1 };
 
 namespace comm {
 
-/// Initializes MPI once; later calls (and calls after finalize) do nothing.
-void init(int *argc, char ***argv);
+/// How started all-reduces move forward while compiled code computes
+/// (--comm-progress; runtime/lib/AsyncAllreduce.cpp): each start tests the
+/// requests in flight (Starts), so does every operator boundary (Ops), or a
+/// progress thread does (Thread, needs MPI_THREAD_MULTIPLE).
+enum class Progress { Starts, Ops, Thread };
+std::optional<Progress> parseProgress(const std::string &value);
+
+/// Initializes MPI once, with the thread support `progress` needs; later
+/// calls (and calls after finalize) do nothing.
+void init(int *argc, char ***argv, Progress progress = Progress::Ops);
 /// Finalizes MPI if this process initialized it.
 void finalize();
 int rank();
@@ -47,6 +57,13 @@ int allreduceStart(float *data, int64_t n);
 void allreduceWait(int handle, float *data, ReduceOp op);
 /// The number of started, not yet waited for, all-reduces.
 int pendingAllreduces();
+/// The progress mode in effect (Ops unless init was given another, or
+/// Thread was asked for and MPI lacks MPI_THREAD_MULTIPLE: then Ops).
+Progress progress();
+/// Called by the runtime's entry points at operator boundaries of compiled
+/// code: with Progress::Ops and all-reduces in flight, lets MPI progress
+/// them. Costs one atomic load otherwise.
+void progressAtOpBoundary();
 /// Copies `bytes` bytes at `data` from rank `root` to every rank.
 void broadcast(void *data, int64_t bytes, int root);
 /// In-place reduce of `n` contiguous floats to rank `root`. Other ranks'
