@@ -13,6 +13,7 @@ using namespace mlir;
 using namespace autodist::dist;
 
 #include "dist/DistEnums.cpp.inc"
+#include "dist/DistInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dist/DistAttrs.cpp.inc"
@@ -341,7 +342,7 @@ LogicalResult NodeConfigAttr::verify(EmitFn emitError, StringRef varName,
   if (!sync && !partition)
     return emitError() << "parameter '" << varName
                        << "' has neither a synchronizer nor a partition";
-  if (sync && !isa<AllReduceSynchronizerAttr, PSSynchronizerAttr>(sync))
+  if (sync && !isa<SynchronizerAttrInterface>(sync))
     return emitError() << "parameter '" << varName
                        << "' field 'synchronizer' must be #dist.allreduce or "
                           "#dist.ps, got "
@@ -419,4 +420,48 @@ NodeConfigAttr StrategyAttr::lookup(StringRef varName) const {
     if (auto node = cast<NodeConfigAttr>(a); node.getVarName() == varName)
       return node;
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SynchronizerAttrInterface
+//===----------------------------------------------------------------------===//
+
+StringRef PSSynchronizerAttr::getStrategyFileKey() const {
+  return "PSSynchronizer";
+}
+
+std::string PSSynchronizerAttr::getExplainLabel() const {
+  std::string label = getSync() ? "ps" : "ps-async";
+  if (getStaleness() > 0)
+    label += " stale=" + std::to_string(getStaleness());
+  if (getLocalReplication())
+    label += " proxy";
+  return label;
+}
+
+std::optional<StringRef> PSSynchronizerAttr::getServerDevice() const {
+  return getServer();
+}
+
+std::optional<int64_t> PSSynchronizerAttr::getAllReduceGroup() const {
+  return std::nullopt;
+}
+
+StringRef AllReduceSynchronizerAttr::getStrategyFileKey() const {
+  return "AllReduceSynchronizer";
+}
+
+std::string AllReduceSynchronizerAttr::getExplainLabel() const {
+  std::string label = ("allreduce " + stringifyAllReduceSpec(getSpec())).str();
+  if (getCompressor() != Compressor::None)
+    label += (" " + stringifyCompressor(getCompressor())).str();
+  return label;
+}
+
+std::optional<StringRef> AllReduceSynchronizerAttr::getServerDevice() const {
+  return std::nullopt;
+}
+
+std::optional<int64_t> AllReduceSynchronizerAttr::getAllReduceGroup() const {
+  return getGroup();
 }

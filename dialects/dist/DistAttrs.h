@@ -6,7 +6,11 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include <optional>
+#include <string>
+
 #include "dist/DistEnums.h.inc"
+#include "dist/DistInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dist/DistAttrs.h.inc"

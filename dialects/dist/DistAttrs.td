@@ -12,6 +12,7 @@
 #define AUTODIST_DIST_ATTRS
 
 include "dist/DistDialect.td"
+include "dist/DistInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
@@ -55,8 +56,8 @@ def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
   let cppNamespace = "::autodist::dist";
 }
 
-class Dist_Attr<string name, string attrMnemonic>
-    : AttrDef<Dist_Dialect, name> {
+class Dist_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Dist_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
 }
 
@@ -113,7 +114,8 @@ def Dist_ClusterAttr : Dist_Attr<"Cluster", "cluster"> {
 // Synchronizers
 //===----------------------------------------------------------------------===//
 
-def Dist_PSSynchronizerAttr : Dist_Attr<"PSSynchronizer", "ps"> {
+def Dist_PSSynchronizerAttr : Dist_Attr<"PSSynchronizer", "ps",
+    [DeclareAttrInterfaceMethods<Dist_SynchronizerAttrInterface>]> {
   let summary = "Synchronize a variable through a parameter server";
   let description = [{
     AutoDist's `PSSynchronizer`: gradients go to the server device, which
@@ -136,7 +138,8 @@ def Dist_PSSynchronizerAttr : Dist_Attr<"PSSynchronizer", "ps"> {
 }
 
 def Dist_AllReduceSynchronizerAttr
-    : Dist_Attr<"AllReduceSynchronizer", "allreduce"> {
+    : Dist_Attr<"AllReduceSynchronizer", "allreduce",
+        [DeclareAttrInterfaceMethods<Dist_SynchronizerAttrInterface>]> {
   let summary = "Synchronize a gradient by all-reduce";
   let description = [{
     AutoDist's `AllReduceSynchronizer`: the gradient is averaged over all

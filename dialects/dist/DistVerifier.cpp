@@ -60,13 +60,15 @@ struct StrategyChecker {
   LogicalResult checkSynchronizer(StringRef var, Attribute sync) {
     if (!sync) // a partitioned variable's shards carry the synchronizers
       return success();
-    if (auto ps = dyn_cast<PSSynchronizerAttr>(sync))
-      return checkDevice(var, "server", ps.getServer());
-    auto ar = cast<AllReduceSynchronizerAttr>(sync);
-    if (ar.getGroup() >= numVariables)
-      return error(var, "group")
-             << "group " << ar.getGroup() << " is out of range (there are "
-             << numVariables << " variables)";
+    auto s = cast<SynchronizerAttrInterface>(sync);
+    if (std::optional<StringRef> server = s.getServerDevice())
+      if (failed(checkDevice(var, "server", *server)))
+        return failure();
+    if (std::optional<int64_t> group = s.getAllReduceGroup())
+      if (*group >= numVariables)
+        return error(var, "group")
+               << "group " << *group << " is out of range (there are "
+               << numVariables << " variables)";
     return success();
   }
 

@@ -39,24 +39,21 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 void describeSync(Attribute sync, Row &row,
                   std::map<std::string, int64_t> &perServer,
                   std::map<int64_t, int64_t> &perGroup) {
-  if (auto ps = dyn_cast_or_null<PSSynchronizerAttr>(sync)) {
-    row.sync = ps.getSync() ? "ps" : "ps-async";
-    if (ps.getStaleness() > 0)
-      row.sync += " stale=" + std::to_string(ps.getStaleness());
-    if (ps.getLocalReplication())
-      row.sync += " proxy";
-    row.placement = ps.getServer().str();
-    perServer[row.placement] += row.bytes;
-  } else if (auto ar = dyn_cast_or_null<AllReduceSynchronizerAttr>(sync)) {
-    row.sync = ("allreduce " + stringifyAllReduceSpec(ar.getSpec())).str();
-    if (ar.getCompressor() != Compressor::None)
-      row.sync += (" " + stringifyCompressor(ar.getCompressor())).str();
-    row.placement = "all ranks";
-    row.group = std::to_string(ar.getGroup());
-    perGroup[ar.getGroup()] += row.bytes;
-  } else {
+  auto s = dyn_cast_or_null<SynchronizerAttrInterface>(sync);
+  if (!s) {
     row.sync = "-";
     row.placement = "(shards)";
+    return;
+  }
+  row.sync = s.getExplainLabel();
+  row.placement = "all ranks";
+  if (std::optional<StringRef> server = s.getServerDevice()) {
+    row.placement = server->str();
+    perServer[row.placement] += row.bytes;
+  }
+  if (std::optional<int64_t> group = s.getAllReduceGroup()) {
+    row.group = std::to_string(*group);
+    perGroup[*group] += row.bytes;
   }
 }
 

@@ -398,8 +398,8 @@ json::Value syncJSON(Attribute sync) {
 json::Value nodeJSON(NodeConfigAttr node) {
   json::Object o{{"var_name", node.getVarName()}};
   if (Attribute sync = node.getSynchronizer())
-    o[isa<PSSynchronizerAttr>(sync) ? "PSSynchronizer"
-                                    : "AllReduceSynchronizer"] = syncJSON(sync);
+    o[cast<SynchronizerAttrInterface>(sync).getStrategyFileKey()] =
+        syncJSON(sync);
   if (PartitionAttr p = node.getPartition()) {
     o["partitioner"] =
         llvm::join(llvm::map_range(p.getShards(),

@@ -165,9 +165,10 @@ json::Value strategyEntry(ModuleOp module) {
     return nullptr;
   std::set<int64_t> groups;
   for (Attribute n : s.getNodes())
-    if (auto ar = dyn_cast_or_null<dist::AllReduceSynchronizerAttr>(
+    if (auto sync = dyn_cast_or_null<dist::SynchronizerAttrInterface>(
             cast<dist::NodeConfigAttr>(n).getSynchronizer()))
-      groups.insert(ar.getGroup());
+      if (std::optional<int64_t> group = sync.getAllReduceGroup())
+        groups.insert(*group);
   return json::Object{{"id", s.getId()},
                       {"buckets", static_cast<int64_t>(groups.size())}};
 }

@@ -114,14 +114,19 @@ void setInsertionAfterLastDef(OpBuilder &b, Block &block, ValueRange values) {
 
 } // namespace
 
+/// Whether `sync` keeps the value on a server.
+static bool onServer(Attribute sync) {
+  auto s = dyn_cast_or_null<dist::SynchronizerAttrInterface>(sync);
+  return s && s.getServerDevice().has_value();
+}
+
 bool autodist::usesParameterServer(dist::NodeConfigAttr node) {
-  if (isa_and_nonnull<dist::PSSynchronizerAttr>(node.getSynchronizer()))
+  if (onServer(node.getSynchronizer()))
     return true;
   if (!node.getParts())
     return false;
   return llvm::any_of(node.getParts(), [](Attribute a) {
-    return isa_and_nonnull<dist::PSSynchronizerAttr>(
-        cast<dist::NodeConfigAttr>(a).getSynchronizer());
+    return onServer(cast<dist::NodeConfigAttr>(a).getSynchronizer());
   });
 }
 
@@ -205,7 +210,7 @@ ParameterServerSync::addPartitioned(nn::OptimizerUpdateOpInterface update,
     }
     OpOperand &grad =
         cast<nn::OptimizerUpdateOpInterface>(clone).getGradOperand();
-    if (!isa<dist::PSSynchronizerAttr>(part.getSynchronizer())) {
+    if (!onServer(part.getSynchronizer())) {
       if (failed(
               allReduce(op, part.getVarName(), part.getSynchronizer(), grad)))
         return failure();
