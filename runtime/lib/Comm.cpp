@@ -56,11 +56,27 @@ int reduceInt(int value, MPI_Op op) {
 }
 } // namespace
 
+namespace {
+/// Whether a launcher (mpirun, mpiexec, srun) started this process as a rank
+/// of a job. A plain process is a job of one: it needs no communication, and
+/// an MPI singleton would still make a session directory under TMPDIR, which
+/// singletons and jobs starting and ending at once race on ("A call to mkdir
+/// was unable to create the desired directory").
+bool launchedAsRank() {
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                          "PMI_SIZE", "PMI_FD", "MPI_LOCALNRANKS"})
+    if (std::getenv(var))
+      return true;
+  return false;
+}
+} // namespace
+
 void init(int *argc, char ***argv, Progress progress) {
   int init = 0, done = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&done);
-  if (init || done)
+  static const bool launched = launchedAsRank();
+  if (init || done || !launched)
     return;
   if (progress == Progress::Thread) {
     int provided = MPI_THREAD_SINGLE;

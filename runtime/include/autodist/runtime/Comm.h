@@ -1,7 +1,7 @@
 //===- Comm.h - The MPI process group ---------------------------*- C++ -*-===//
 //
 // All ranks of MPI_COMM_WORLD. The executable runs under `mpirun -np N` or as
-// a plain process (an MPI singleton, a group of one).
+// a plain process (a job of one: MPI is not initialized, see launchedAsRank).
 //
 //===----------------------------------------------------------------------===//
 
