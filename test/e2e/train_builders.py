@@ -33,6 +33,7 @@ Example::
         --model mlp --ranks 2 4 --cluster test/e2e/Inputs/cluster-2x2.yaml
 """
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -180,7 +181,9 @@ def train(args, exe, data, ranks, log):
     return [json.loads(line) for line in open(log) if line.strip()]
 
 
+@functools.lru_cache(maxsize=None)
 def netcluster_nodes(spec):
+    """The node count of the emulated cluster's spec (read once)."""
     import yaml
     with open(spec) as f:
         return len(yaml.safe_load(f)["nodes"])
