@@ -375,7 +375,9 @@ LogicalResult NodeConfigAttr::verify(EmitFn emitError, StringRef varName,
 
 LogicalResult PipelineAttr::verify(EmitFn emitError, int64_t depth,
                                    ArrayAttr stale, Compensation compensation,
-                                   FloatAttr lambda) {
+                                   FloatAttr lambda, bool autoStale,
+                                   int64_t warmup, WPEstimator,
+                                   DCVariant) {
   if (depth < 0)
     return emitError() << "pipeline field 'depth' must be >= 0, got " << depth;
   for (Attribute a : stale)
@@ -383,11 +385,23 @@ LogicalResult PipelineAttr::verify(EmitFn emitError, int64_t depth,
       return emitError() << "pipeline field 'stale' must list variable names, "
                             "got "
                          << a;
-  if (depth == 0 && (!stale.empty() || compensation != Compensation::None))
+  if (depth == 0 && (!stale.empty() || autoStale ||
+                     compensation != Compensation::None))
     return emitError() << "pipeline with depth 0 cannot have stale variables "
                           "or compensation";
+  if (autoStale && !stale.empty())
+    return emitError() << "pipeline with auto_stale chooses the stale "
+                          "variables itself; 'stale' must be empty";
   if (!lambda || lambda.getValueAsDouble() < 0.0)
     return emitError() << "pipeline field 'lambda' must be >= 0";
+  if (warmup < 0)
+    return emitError() << "pipeline field 'warmup' must be >= 0, got "
+                       << warmup;
+  // SAPipe forces it: the prediction steps the optimizer, whose state must
+  // come from synchronous steps first.
+  if (compensation == Compensation::WeightPrediction && warmup < 1)
+    return emitError() << "weight prediction needs at least one synchronous "
+                          "warm-up step (warmup >= 1)";
   return success();
 }
 

@@ -49,6 +49,30 @@ def Dist_Compensation : I32EnumAttr<"Compensation",
   let genSpecializedAttr = 0;
 }
 
+def Dist_WPEstimator : I32EnumAttr<"WPEstimator",
+    "the estimate of the in-flight gradient weight prediction steps with", [
+      I32EnumAttrCase<"Local", 0, "local">,
+      I32EnumAttrCase<"PrevSync", 1, "prev_sync">,
+      I32EnumAttrCase<"LocalPrevSync", 2, "local_prev_sync">]> {
+  let cppNamespace = "::autodist::dist";
+  let genSpecializedAttr = 0;
+}
+
+def Dist_DCVariant : I32EnumAttr<"DCVariant",
+    "the form of delay compensation", [
+      I32EnumAttrCase<"DC", 0, "dc">,
+      I32EnumAttrCase<"DCAdaptive", 1, "dc_adaptive">]> {
+  let cppNamespace = "::autodist::dist";
+  let genSpecializedAttr = 0;
+}
+
+/// An enum parameter that the assembly format may leave out when it holds
+/// its default.
+class Dist_DefaultEnumParameter<EnumAttrInfo info, string default>
+    : EnumParameter<info> {
+  let defaultValue = default;
+}
+
 def Dist_ReductionKind : I32EnumAttr<"ReductionKind",
     "how a collective combines the ranks' values", [
       I32EnumAttrCase<"Sum", 0, "sum">,
@@ -226,20 +250,41 @@ def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
   let summary = "Staleness-aware pipelining of communication (SAPipe)";
   let description = [{
     The staleness depth (how many steps a gradient may lag), which variables
-    may be stale (partial staleness), and how the lag is compensated, with
-    its λ.
+    may be stale (partial staleness: the listed ones, or with `auto_stale`
+    those dist-staleness-pipeline finds cannot hide their communication),
+    how the lag is compensated (with λ, the weight-prediction estimator and
+    the delay-compensation variant), and the number of synchronous warm-up
+    steps. Fields at their defaults (`auto_stale = false`, `warmup = 0`,
+    `estimator = local`, `dc = dc`) are not printed.
 
     ```mlir
     #dist.pipeline<depth = 1, stale = ["fc1.weight"], compensation = delay_compensation, lambda = 5.000000e-01 : f64>
+    #dist.pipeline<depth = 1, stale = [], compensation = weight_prediction, lambda = 0.000000e+00 : f64, auto_stale = true, warmup = 5, estimator = prev_sync>
     ```
   }];
   let parameters = (ins "int64_t":$depth, "::mlir::ArrayAttr":$stale,
                         EnumParameter<Dist_Compensation>:$compensation,
-                        "::mlir::FloatAttr":$lambda);
+                        "::mlir::FloatAttr":$lambda,
+                        DefaultValuedParameter<"bool", "false">:$autoStale,
+                        DefaultValuedParameter<"int64_t", "0">:$warmup,
+                        Dist_DefaultEnumParameter<Dist_WPEstimator,
+                            "::autodist::dist::WPEstimator::Local">:$estimator,
+                        Dist_DefaultEnumParameter<Dist_DCVariant,
+                            "::autodist::dist::DCVariant::DC">:$dcVariant);
   let assemblyFormat = [{
     `<` `depth` `=` $depth `,` `stale` `=` $stale `,` `compensation` `=`
-    $compensation `,` `lambda` `=` $lambda `>`
+    $compensation `,` `lambda` `=` $lambda
+    (`,` `auto_stale` `=` $autoStale^)? (`,` `warmup` `=` $warmup^)?
+    (`,` `estimator` `=` $estimator^)? (`,` `dc` `=` $dcVariant^)? `>`
   }];
+  let builders = [
+    AttrBuilder<(ins "int64_t":$depth, "::mlir::ArrayAttr":$stale,
+                     "Compensation":$compensation, "::mlir::FloatAttr":$lambda),
+    [{
+      return $_get($_ctxt, depth, stale, compensation, lambda, false, 0,
+                   WPEstimator::Local, DCVariant::DC);
+    }]>
+  ];
   let genVerifyDecl = 1;
 }
 

@@ -147,7 +147,24 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
     Option<"placement", "placement", "std::string", "\"bytes\"",
            "parameter-server placement of ps-lb, partitioned-ps, uneven-ps "
            "and parallax: bytes (greedy, AutoDist's) or bandwidth "
-           "(proportional to each node's network_bandwidth)">
+           "(proportional to each node's network_bandwidth)">,
+    Option<"pipelineDepth", "pipeline-depth", "int64_t", "0",
+           "staleness of the gradients (SAPipe; 0: the strategy's own "
+           "pipeline, if any)">,
+    Option<"stale", "stale", "std::string", "\"all\"",
+           "which parameters are stale: all, auto, or a comma-separated "
+           "list of names">,
+    Option<"compensation", "compensation", "std::string", "\"none\"",
+           "none, weight_prediction or delay_compensation">,
+    Option<"wpEstimator", "wp-estimator", "std::string", "\"local\"",
+           "weight prediction's estimate: local, prev_sync, local_prev_sync">,
+    Option<"dcVariant", "dc-variant", "std::string", "\"dc\"",
+           "delay compensation: dc or dc_adaptive">,
+    Option<"dcLambda", "dc-lambda", "double", "0.5",
+           "delay compensation's lambda">,
+    Option<"staleWarmup", "stale-warmup", "int64_t", "-1",
+           "synchronous warm-up steps (-1: 1 with weight prediction, else "
+           "0)">
   ];
   let dependentDialects = ["autodist::dist::DistDialect"];
 }
@@ -184,10 +201,60 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     the updated value joins S's bucketed `dist.broadcast` from S; without
     all-reduce buckets the loss rides in the first server's bucket. State
     of server-held parameters is tagged `dist.owners` (for checkpoints).
-    Asynchronous servers and staleness are reported as not implemented
-    yet.
+    Asynchronous servers and bounded server staleness are reported as not
+    implemented; the strategy's `#dist.pipeline` is carried out by
+    dist-staleness-pipeline, which runs next.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def StalenessPipeline : Pass<"dist-staleness-pipeline", "mlir::ModuleOp"> {
+  let summary = "Apply stale gradients a step late (SAPipe), in the IR";
+  let description = [{
+    Carries out the strategy's `#dist.pipeline` (depth 1) on the output of
+    dist-synchronize. The gradients of the stale parameters leave their
+    synchronous `dist.all_reduce` buckets: in step t they go into one
+    `dist.all_reduce_start` per bucket whose future is a result of
+    `@train_step` (tagged `dist.inflight`), and the step waits for the
+    future of step t - 1, an argument with the same tag, right before its
+    own start, and applies that gradient. The future is state that crosses
+    steps, like optimizer state: the manifest names it and checkpoints hold
+    it (drained). Steps 0 .. W-1 (`warmup = W`) are synchronous and start
+    zeros; step W applies nothing (nothing is in flight), as step 0 does
+    without warm-up: the stale parameters and their optimizer state are left
+    as they are.
+
+    Compensation: weight prediction runs the forward and backward pass on
+    `Opt(w_t, ĝ)` (the optimizer's update with the optimizer state of w_t,
+    its new state discarded), ĝ the estimator's guess of the gradient in
+    flight (`local`: this rank's gradient of the previous step;
+    `prev_sync`: the gradient applied in the previous step;
+    `local_prev_sync`: that one with this rank's share replaced by its newer
+    gradient); delay compensation applies
+    `ḡ + λ·ḡ⊙ḡ⊙(w_t − w_{t−1})` (`dc`) or
+    `ḡ + λ·ḡ⊙ḡ⊙(w_t − w_{t−1})/sqrt(ḡ⊙ḡ + 1e-7)` (`dc_adaptive`). The
+    caches they need (previous gradients, previous weights) are state of
+    `@train_step` too.
+
+    With `auto_stale`, the stale set is the parameters whose gradient
+    communication cannot finish behind the rest of the backward pass at the
+    cluster's bandwidth (op costs from their shapes); the choice is written
+    back into the strategy, so `--explain` shows it.
+
+    ```mlir
+    %r:2 = dist.all_reduce mean %gw, %loss : tensor<4x3xf32>, tensor<f32>
+    // with w stale becomes (%in: the function argument of the same type)
+    %r = dist.all_reduce mean %loss : tensor<f32>
+    %prev = dist.wait %in : !dist.future<tensor<4x3xf32>>
+    %out = dist.all_reduce_start mean %gw : tensor<4x3xf32>
+        -> !dist.future<tensor<4x3xf32>>
+    // the update of w reads %prev; %out is returned
+    ```
+  }];
+  let dependentDialects = ["autodist::dist::DistDialect",
+                           "autodist::nn::NNDialect",
+                           "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

@@ -253,6 +253,142 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
       {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
 }
 
+/// The numel of the bucket of `types` (static shapes), or -1.
+int64_t bucketSize(TypeRange types) {
+  int64_t n = 0;
+  for (Type t : types) {
+    auto r = cast<RankedTensorType>(t);
+    if (!r.hasStaticShape())
+      return -1;
+    n += r.getNumElements();
+  }
+  return n;
+}
+
+/// A future that crosses steps (dist-staleness-pipeline): the argument the
+/// step waits for and the result it starts, tagged with one name.
+struct Inflight {
+  unsigned arg; // the future argument
+  dist::WaitOp wait;
+  dist::AllReduceStartOp start;
+  unsigned result; // the future result
+};
+
+/// Lowers the futures that cross steps of `func` (docs/abi.md, "In-flight
+/// state"): each becomes a buffer argument the step owns across steps (the
+/// collective of step t runs in it until step t + 1 waits) and a handle
+/// argument (i64, 0 = nothing in flight), and its result the new handle.
+/// The wait copies the buffer out; the start then packs the new bucket
+/// into it.
+LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
+  llvm::StringMap<Inflight> byName;
+  Block &body = func.getBody().front();
+  Operation *ret = body.getTerminator();
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    if (!isa<dist::FutureType>(func.getArgument(i).getType()))
+      continue;
+    auto name = func.getArgAttrOfType<StringAttr>(i, "dist.inflight");
+    BlockArgument arg = func.getArgument(i);
+    auto wait = arg.hasOneUse() ? dyn_cast<dist::WaitOp>(*arg.user_begin())
+                                : dist::WaitOp();
+    if (!name || !wait || wait->getBlock() != &body)
+      return func.emitOpError("future argument #")
+             << i << " must be tagged dist.inflight and waited for once in "
+             << "the function's body";
+    byName[name.getValue()] = Inflight{i, wait, {}, 0};
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    if (!isa<dist::FutureType>(func.getResultTypes()[i]))
+      continue;
+    auto name = func.getResultAttrOfType<StringAttr>(i, "dist.inflight");
+    Value v = ret->getOperand(i);
+    auto start = v.getDefiningOp<dist::AllReduceStartOp>();
+    auto it = name ? byName.find(name.getValue()) : byName.end();
+    if (it == byName.end() || !start || !v.hasOneUse() ||
+        start->getBlock() != &body)
+      return func.emitOpError("future result #")
+             << i << " must be started in the function's body, returned "
+             << "only, and tagged dist.inflight like a future argument";
+    if (!it->second.wait->isBeforeInBlock(start))
+      return start.emitOpError("starts in-flight state '")
+             << name.getValue() << "' before the step waits for its "
+             << "previous value (they share one buffer)";
+    if (start.getFuture().getType() !=
+        func.getArgument(it->second.arg).getType())
+      return start.emitOpError("in-flight state '")
+             << name.getValue() << "' changes type across steps";
+    it->second.start = start;
+    it->second.result = i;
+  }
+  if (byName.empty())
+    return success();
+  OpBuilder b(module.getContext());
+  auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
+  // From the last argument back, so that earlier indices stay valid.
+  SmallVector<std::pair<StringRef, Inflight *>> order;
+  for (auto &entry : byName)
+    order.push_back({entry.first(), &entry.second});
+  llvm::sort(order, [](auto &x, auto &y) { return x.second->arg > y.second->arg; });
+  for (auto [name, fp] : order) {
+    Inflight &f = *fp;
+    if (!f.start)
+      return func.emitOpError("in-flight state '")
+             << name << "' is waited for but never started again";
+    int64_t n = bucketSize(f.wait.getResultTypes());
+    if (n < 0)
+      return f.wait.emitOpError("in-flight state of dynamic shape");
+    auto bufType = MemRefType::get({n}, b.getF32Type());
+    Location loc = f.wait.getLoc();
+    unsigned at = f.arg + 1;
+    (void)func.insertArgument(
+        at, bufType,
+        b.getDictionaryAttr(b.getNamedAttr("dist.inflight_buffer",
+                                           b.getStringAttr(name))),
+        loc);
+    (void)func.insertArgument(
+        at + 1, i64Scalar,
+        b.getDictionaryAttr(b.getNamedAttr("dist.inflight_handle",
+                                           b.getStringAttr(name))),
+        loc);
+    Value buffer = func.getArgument(at), handle = func.getArgument(at + 1);
+
+    // The wait: complete the previous step's collective, copy it out.
+    IRRewriter r(f.wait);
+    Value view = dynamicView(r, loc, buffer);
+    Value h64 = tensor::ExtractOp::create(r, loc, handle, ValueRange{});
+    Value h = arith::TruncIOp::create(r, loc, r.getI32Type(), h64);
+    SmallVector<Value> args = {view, h};
+    llvm::append_range(
+        args, i32Constants(r, loc, static_cast<int64_t>(f.start.getKind())));
+    func::FuncOp waitFn = declareRuntimeFn(module, kAllReduceWaitFn,
+                                           ValueRange(args).getTypes());
+    func::CallOp::create(r, loc, waitFn, args);
+    Value copy = memref::AllocOp::create(r, loc, bufType);
+    memref::CopyOp::create(r, loc, buffer, copy);
+    unpackBucket(r, f.wait, f.wait.getResultTypes(), copy);
+
+    // The start: this step's bucket into the buffer, started in place.
+    r.setInsertionPoint(f.start);
+    FailureOr<Value> packed = packBucket(r, f.start, f.start.getInputs());
+    if (failed(packed))
+      return failure();
+    memref::CopyOp::create(r, loc, *packed, buffer);
+    func::FuncOp startFn = declareRuntimeFn(
+        module, kAllReduceStartFn, {view.getType()}, {r.getI32Type()});
+    Value started = func::CallOp::create(r, loc, startFn, view).getResult(0);
+    Value wide = arith::ExtSIOp::create(r, loc, r.getI64Type(), started);
+    Value out = tensor::FromElementsOp::create(r, loc, i64Scalar, wide);
+    ret->setOperand(f.result, out);
+    f.start.erase();
+    if (failed(func.eraseArgument(f.arg))) // unused now
+      return failure();
+  }
+  // Results change type in place.
+  func.setType(b.getFunctionType(func.getArgumentTypes(),
+                                 ret->getOperandTypes()));
+  return success();
+}
+
 /// Lowers one collective; a started all-reduce is remembered in `started`
 /// until its wait.
 LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots,
@@ -303,6 +439,9 @@ struct ConvertDistToRuntimePass
   using ConvertDistToRuntimeBase::ConvertDistToRuntimeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (!func.isExternal() && failed(lowerInflight(module, func)))
+        return signalPassFailure();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<dist::AllReduceOp, dist::AllReduceStartOp, dist::WaitOp,

@@ -58,6 +58,13 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   strategy.chunkSize = o.chunkSize;
   strategy.placement = o.placement;
   strategy.seed = o.seed;
+  strategy.pipelineDepth = o.staleness;
+  strategy.stale = o.stale;
+  strategy.compensation = o.compensation;
+  strategy.wpEstimator = o.wpEstimator;
+  strategy.dcVariant = o.dcVariant;
+  strategy.dcLambda = o.dcLambda;
+  strategy.staleWarmup = o.staleWarmup;
   pm.addPass(createApplyStrategy(strategy));
   return pm.run(module);
 }
@@ -65,6 +72,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
 LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   PassManager pm(module.getContext());
   pm.addPass(createSynchronize());
+  // Takes the stale gradients out of the buckets dist-synchronize made.
+  pm.addPass(createStalenessPipeline());
   pm.addPass(createSplitPowerSGD());
   // Late: rewrites of whole buckets (e.g. compression) go before this.
   SplitBucketsOptions split;

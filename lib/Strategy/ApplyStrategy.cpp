@@ -57,7 +57,62 @@ struct ApplyStrategyPass
 private:
   FailureOr<BuilderOptions> builderOptions(ModuleOp module);
   FailureOr<dist::ClusterAttr> cluster(ModuleOp module);
+  /// The pipeline the options ask for (pipeline-depth > 0).
+  FailureOr<dist::PipelineAttr> pipelineFromOptions(ModuleOp module,
+                                                    func::FuncOp func);
 };
+
+FailureOr<dist::PipelineAttr>
+ApplyStrategyPass::pipelineFromOptions(ModuleOp module, func::FuncOp func) {
+  auto comp = dist::symbolizeCompensation(compensation);
+  if (!comp)
+    return module.emitError("dist-strategy: unknown compensation '")
+           << compensation
+           << "' (supported: none, weight_prediction, delay_compensation)";
+  auto est = dist::symbolizeWPEstimator(wpEstimator);
+  if (!est)
+    return module.emitError("dist-strategy: unknown weight-prediction "
+                            "estimator '")
+           << wpEstimator << "' (supported: local, prev_sync, "
+           << "local_prev_sync)";
+  auto dc = dist::symbolizeDCVariant(dcVariant);
+  if (!dc)
+    return module.emitError("dist-strategy: unknown delay-compensation "
+                            "variant '")
+           << dcVariant << "' (supported: dc, dc_adaptive)";
+  Builder b(&getContext());
+  SmallVector<Attribute> names;
+  bool autoStale = stale == "auto";
+  if (stale == "all") { // every trained parameter
+    func.walk([&](nn::OptimizerUpdateOpInterface u) {
+      if (auto arg = dyn_cast<BlockArgument>(u.getUpdatedParam()))
+        if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                       "nn.param"))
+          names.push_back(n);
+    });
+  } else if (!autoStale) {
+    SmallVector<StringRef> parts;
+    StringRef(stale).split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef n : parts)
+      names.push_back(b.getStringAttr(n.trim()));
+    if (names.empty())
+      return module.emitError("dist-strategy: --stale is empty (give all, "
+                              "auto or parameter names)");
+  }
+  int64_t warmup = staleWarmup >= 0 ? staleWarmup
+                   : *comp == dist::Compensation::WeightPrediction ? 1
+                                                                   : 0;
+  auto emit = [&] { return module.emitError(); };
+  if (failed(dist::PipelineAttr::verify(emit, pipelineDepth,
+                                        b.getArrayAttr(names), *comp,
+                                        b.getF64FloatAttr(dcLambda), autoStale,
+                                        warmup, *est, *dc)))
+    return failure();
+  return dist::PipelineAttr::get(&getContext(), pipelineDepth,
+                                 b.getArrayAttr(names), *comp,
+                                 b.getF64FloatAttr(dcLambda), autoStale,
+                                 warmup, *est, *dc);
+}
 
 FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {
   BuilderOptions o;
@@ -125,6 +180,22 @@ void ApplyStrategyPass::runOnOperation() {
   if (failed(strategy)) {
     module.emitError(error);
     return signalPassFailure();
+  }
+  if (pipelineDepth > 0) {
+    if (strategy->getPipeline() && !strategyFile.empty()) {
+      module.emitError("the strategy file has a pipeline and the options "
+                       "ask for one (--staleness): give one");
+      return signalPassFailure();
+    }
+    FailureOr<dist::PipelineAttr> pipe = pipelineFromOptions(module, func);
+    if (failed(pipe))
+      return signalPassFailure();
+    auto withPipe = dist::StrategyAttr::getChecked(
+        [&] { return module.emitError(); }, &getContext(), strategy->getId(),
+        strategy->getReplicas(), strategy->getNodes(), *pipe);
+    if (!withPipe)
+      return signalPassFailure();
+    strategy = withPipe;
   }
   module->setAttr("dist.strategy", *strategy);
   // The strategy must fit the program and the cluster (a file may not).

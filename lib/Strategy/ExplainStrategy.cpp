@@ -1,6 +1,7 @@
 //===- ExplainStrategy.cpp - the strategy as a table ----------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/Strategy/StaleSetModel.h"
 #include "dist/DistOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,7 +83,56 @@ struct ExplainStrategyPass
       return signalPassFailure();
     }
     print(out->os(), strategy, types);
+    if (failed(printPipeline(out->os(), module, strategy)))
+      return signalPassFailure();
     out->keep();
+  }
+
+  /// The staleness pipeline: its settings and the stale set, with the cost
+  /// model's reasons when it chose the set.
+  LogicalResult printPipeline(raw_ostream &os, ModuleOp module,
+                              StrategyAttr strategy) {
+    PipelineAttr p = strategy.getPipeline();
+    if (!p || p.getDepth() == 0)
+      return success();
+    os << llvm::formatv("staleness pipeline: depth {0}, compensation {1}",
+                        p.getDepth(),
+                        stringifyCompensation(p.getCompensation()));
+    if (p.getCompensation() == Compensation::WeightPrediction)
+      os << " (estimator " << stringifyWPEstimator(p.getEstimator()) << ")";
+    if (p.getCompensation() == Compensation::DelayCompensation)
+      os << llvm::formatv(" ({0}, lambda {1})",
+                          stringifyDCVariant(p.getDcVariant()),
+                          p.getLambda().getValueAsDouble());
+    os << ", warm-up " << p.getWarmup() << " step(s)\n";
+    if (!p.getAutoStale()) {
+      os << "stale (listed):";
+      for (Attribute a : p.getStale())
+        os << " " << cast<StringAttr>(a).getValue();
+      os << "\n";
+      return success();
+    }
+    auto step = module.lookupSymbol<func::FuncOp>("train_step");
+    if (!step) {
+      os << "stale: chosen automatically once the training step exists\n";
+      return success();
+    }
+    FailureOr<StaleSetChoice> c = chooseStaleSet(module, step);
+    if (failed(c))
+      return failure();
+    os << llvm::formatv(
+        "stale (auto): step computation {0:f2} ms (nominal), link {1} "
+        "Gbit/s; communication past the backward pass: {2:f2} ms all "
+        "synchronous, {3:f2} ms with this stale set\n",
+        c->computeS * 1e3, c->bandwidthGbit, c->exposedAllSyncS * 1e3,
+        c->exposedS * 1e3);
+    os << llvm::formatv("{0,-28} {1,12} {2,12} {3}\n", "parameter",
+                        "ready (ms)", "comm (ms)", "stale");
+    for (const StaleCandidate &s : c->params)
+      os << llvm::formatv("{0,-28} {1,12:f3} {2,12:f3} {3}\n", s.name,
+                          s.readyS * 1e3, s.commS * 1e3,
+                          s.stale ? "yes" : "no");
+    return success();
   }
 
   void print(raw_ostream &os, StrategyAttr strategy,

@@ -32,6 +32,9 @@ constexpr StringLiteral kCompressorNames[] = {
     "PowerSGDCompressor"};
 constexpr StringLiteral kCompensationNames[] = {"none", "weight_prediction",
                                                 "delay_compensation"};
+constexpr StringLiteral kEstimatorNames[] = {"local", "prev_sync",
+                                             "local_prev_sync"};
+constexpr StringLiteral kDCVariantNames[] = {"dc", "dc_adaptive"};
 
 /// Walks the JSON tree, naming the key path in every error.
 class Reader {
@@ -285,13 +288,18 @@ FailureOr<PipelineAttr> Reader::pipeline(const json::Value &v) {
   const json::Object *o = v.getAsObject();
   if (!o)
     return fail("pipeline", "expected an object");
-  int64_t depth = 0, compensation = 0;
+  int64_t depth = 0, compensation = 0, warmup = 0, estimator = 0, dc = 0;
   double lambda = 0.0;
   if (failed(onlyKeys(*o, "pipeline",
-                      {"depth", "stale", "compensation", "lambda"})) ||
+                      {"depth", "stale", "compensation", "lambda", "warmup",
+                       "estimator", "dc_variant"})) ||
       failed(getInt(*o, "depth", "pipeline", depth)) ||
+      failed(getInt(*o, "warmup", "pipeline", warmup)) ||
       failed(getEnum(*o, "compensation", "pipeline", kCompensationNames,
-                     compensation)))
+                     compensation)) ||
+      failed(getEnum(*o, "estimator", "pipeline", kEstimatorNames,
+                     estimator)) ||
+      failed(getEnum(*o, "dc_variant", "pipeline", kDCVariantNames, dc)))
     return failure();
   if (const json::Value *l = o->get("lambda")) {
     auto d = l->getAsNumber();
@@ -300,11 +308,13 @@ FailureOr<PipelineAttr> Reader::pipeline(const json::Value &v) {
     lambda = *d;
   }
   SmallVector<Attribute> stale;
+  bool autoStale = false;
   if (const json::Value *s = o->get("stale")) {
     const json::Array *arr = s->getAsArray();
-    if (!arr)
-      return fail("pipeline.stale", "expected an array of names");
-    for (const json::Value &e : *arr) {
+    autoStale = s->getAsString() == std::optional<StringRef>("auto");
+    if (!arr && !autoStale)
+      return fail("pipeline.stale", "expected \"auto\" or an array of names");
+    for (const json::Value &e : arr ? *arr : json::Array()) {
       auto n = e.getAsString();
       if (!n)
         return fail("pipeline.stale", "expected an array of names");
@@ -314,7 +324,8 @@ FailureOr<PipelineAttr> Reader::pipeline(const json::Value &v) {
   auto attr = getVerified<PipelineAttr>(
       [&] { return emitError(UnknownLoc::get(ctx)); }, ctx, depth,
       b.getArrayAttr(stale), static_cast<Compensation>(compensation),
-      b.getF64FloatAttr(lambda));
+      b.getF64FloatAttr(lambda), autoStale, warmup,
+      static_cast<WPEstimator>(estimator), static_cast<DCVariant>(dc));
   if (!attr)
     return fail("pipeline", "invalid pipeline (see the diagnostic above)");
   return attr;
@@ -460,12 +471,20 @@ std::string autodist::printStrategyJSON(StrategyAttr strategy) {
     json::Array stale;
     for (Attribute a : p.getStale())
       stale.push_back(cast<StringAttr>(a).getValue());
-    root["pipeline"] = json::Object{
+    json::Object pipe{
         {"depth", p.getDepth()},
-        {"stale", std::move(stale)},
+        {"stale", p.getAutoStale() ? json::Value("auto")
+                                   : json::Value(std::move(stale))},
         {"compensation",
          kCompensationNames[static_cast<int>(p.getCompensation())]},
         {"lambda", p.getLambda().getValueAsDouble()}};
+    if (p.getWarmup() != 0)
+      pipe["warmup"] = p.getWarmup();
+    if (p.getEstimator() != WPEstimator::Local)
+      pipe["estimator"] = kEstimatorNames[static_cast<int>(p.getEstimator())];
+    if (p.getDcVariant() != DCVariant::DC)
+      pipe["dc_variant"] = kDCVariantNames[static_cast<int>(p.getDcVariant())];
+    root["pipeline"] = std::move(pipe);
   }
   std::string text;
   llvm::raw_string_ostream os(text);

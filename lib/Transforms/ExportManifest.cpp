@@ -115,6 +115,39 @@ json::Array argEntries(func::FuncOp func, StringRef tag) {
   return out;
 }
 
+/// The futures that cross steps (dist-staleness-pipeline): per argument
+/// tagged `dist.inflight`, its packed size, the reduction of the collective
+/// that fills it, and the parameters whose gradients it carries.
+json::Array inflightEntries(func::FuncOp step) {
+  json::Array out;
+  Operation *ret = step.getBody().front().getTerminator();
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    auto name = step.getArgAttrOfType<StringAttr>(i, "dist.inflight");
+    auto future = dyn_cast<dist::FutureType>(step.getArgument(i).getType());
+    if (!name || !future)
+      continue;
+    int64_t n = 0;
+    for (Type t : future.getValueTypes())
+      n += cast<RankedTensorType>(t).getNumElements();
+    std::string op = "mean";
+    for (unsigned r = 0; r < step.getNumResults(); ++r)
+      if (step.getResultAttr(r, "dist.inflight") == name)
+        if (auto start =
+                ret->getOperand(r).getDefiningOp<dist::AllReduceStartOp>())
+          op = dist::stringifyReductionKind(start.getKind()).str();
+    json::Array params;
+    if (auto list = step.getArgAttrOfType<ArrayAttr>(i, "dist.inflight_params"))
+      for (Attribute a : list)
+        params.push_back(cast<StringAttr>(a).getValue());
+    out.push_back(json::Object{{"name", name.getValue()},
+                               {"shape", json::Array{n}},
+                               {"dtype", "f32"},
+                               {"op", op},
+                               {"params", std::move(params)}});
+  }
+  return out;
+}
+
 json::Value trainEntry(ModuleOp module, func::FuncOp step) {
   auto train = module->getAttrOfType<DictionaryAttr>("autodist.train");
   if (!step || !train)
@@ -156,6 +189,9 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
     ++k;
   }
   obj["state"] = std::move(state);
+  json::Array inflight = inflightEntries(step);
+  if (!inflight.empty())
+    obj["inflight"] = std::move(inflight);
   return obj;
 }
 

@@ -164,15 +164,18 @@ int allreduceStart(float *data, int64_t n) {
       t.wake.notify_one();
     }
   }
-  return handle;
+  return handle + 1;
 }
 
 void allreduceWait(int handle, float *data, ReduceOp op) {
+  if (handle == 0) // nothing in flight (e.g. the first stale step)
+    return;
+  --handle;
   std::lock_guard<std::mutex> lock(tableMutex);
   std::vector<PendingAllreduce> &table = pending();
   if (handle < 0 || handle >= static_cast<int>(table.size()) ||
       !table[handle].used || table[handle].data != data)
-    throw std::invalid_argument("no all-reduce " + std::to_string(handle) +
+    throw std::invalid_argument("no all-reduce " + std::to_string(handle + 1) +
                                 " started on this buffer");
   PendingAllreduce &p = table[handle];
   if (!p.requests.empty())

@@ -167,6 +167,25 @@ Manifest Manifest::parse(std::string_view text) {
             train.state[i].owners =
                 parseOwners(t["state"][i]["owners"], train.state[i]);
       }
+      if (t.contains("inflight") && !t["inflight"].is_null())
+        for (const json &e : t.at("inflight")) {
+          InflightSpec f;
+          f.buffer = parseSpec(e);
+          std::string op = e.value("op", "mean");
+          if (op != "mean" && op != "sum")
+            throw Error("invalid model manifest: in-flight state " +
+                        inQuotes(f.buffer.name) + " has unknown op " +
+                        inQuotes(op));
+          f.mean = op == "mean";
+          if (e.contains("params"))
+            f.params = e.at("params").get<std::vector<std::string>>();
+          if (f.buffer.dtype != DType::F32 || f.buffer.shape.size() != 1 ||
+              f.buffer.shape[0] < 1)
+            throw Error("invalid model manifest: in-flight state " +
+                        inQuotes(f.buffer.name) +
+                        " must be f32 of one static dimension");
+          train.inflight.push_back(std::move(f));
+        }
       if (t.contains("schedule") && !t["schedule"].is_null())
         train.schedule = parseSchedule(t["schedule"]);
       if (t.contains("seed") && !t["seed"].is_null())
@@ -200,8 +219,13 @@ Manifest Manifest::parse(std::string_view text) {
                     inQuotes(s.name) + " appears twice");
   };
   checkUnique(m.params, "parameter");
-  if (m.train)
-    checkUnique(m.train->state, "optimizer state");
+  if (m.train) {
+    // In-flight state is checkpointed beside the optimizer state.
+    std::vector<TensorSpec> all = m.train->state;
+    for (const InflightSpec &f : m.train->inflight)
+      all.push_back(f.buffer);
+    checkUnique(all, "optimizer or in-flight state");
+  }
   if (m.train)
     for (const TensorSpec &s : m.train->state)
       if (s.dtype != DType::F32 || std::any_of(s.shape.begin(), s.shape.end(),

@@ -185,6 +185,11 @@ private:
   /// Collective: rank 0 gets every rank's error-feedback residuals
   /// (compress::residuals()) into residuals_.
   void gatherResiduals();
+  /// Collective: completes every in-flight all-reduce (as the next step
+  /// would) and clears its handle, so that the buffers hold final values.
+  void drainInflight();
+  /// Optimizer state followed by in-flight state, as checkpoints hold them.
+  std::vector<TensorSpec> checkpointStateSpecs() const;
   /// Rank 0: writes the checkpoint after `step` steps.
   void saveCheckpoint(int64_t step);
   /// Rank 0: close the log, --save, --eval/--predict.
@@ -219,6 +224,10 @@ private:
   std::vector<TensorSpec> stateSpecs_;
   // Double buffers: outputs never alias inputs.
   std::vector<Tensor> params_, nextParams_, state_, nextState_;
+  // In-flight state (staleness): buffers kept in place across steps, each
+  // with the handle of the all-reduce running in it (0: none).
+  std::vector<InflightSpec> inflightSpecs_;
+  std::vector<Tensor> inflight_, handles_, nextHandles_;
   Residuals residuals_; // rank 0: every rank's, for a checkpoint
   double baseLr_ = 0;   // --lr or the manifest's; the schedule scales it
   int64_t step_ = 0;    // steps done (before this run: the checkpoint's)
@@ -281,6 +290,18 @@ void Trainer::setup() {
     state_.emplace_back(s.dtype, s.shape);
     nextState_.emplace_back(s.dtype, s.shape);
   }
+  if (train)
+    inflightSpecs_ = train->inflight;
+  for (const InflightSpec &f : inflightSpecs_) { // nothing in flight yet
+    inflight_.emplace_back(DType::F32, f.buffer.shape);
+    handles_.emplace_back(DType::I64, std::vector<int64_t>{});
+    nextHandles_.emplace_back(DType::I64, std::vector<int64_t>{});
+  }
+  if (!inflightSpecs_.empty() && opts_.onNonFinite == NonFinitePolicy::Skip)
+    throw Error("--on-nonfinite=skip cannot undo a step of this model: its "
+                "stale gradients (--staleness) are in flight across steps; "
+                "use --on-nonfinite=stop or continue",
+                ExitUsage);
   baseLr_ = opts_.lr ? *opts_.lr : train ? train->lr : 0.0;
   if (rank_ == 0 && !opts_.checkpoint.empty())
     guardCheckpointDir();
@@ -415,11 +436,15 @@ void Trainer::guardCheckpointDir() {
 }
 
 void Trainer::loadCheckpoint() {
-  Checkpoint c =
-      Checkpoint::read(opts_.checkpoint, manifest_.params, stateSpecs_);
+  Checkpoint c = Checkpoint::read(opts_.checkpoint, manifest_.params,
+                                  checkpointStateSpecs());
   c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps,
                    seed());
   params_ = std::move(c.params);
+  // Checkpoints hold in-flight state drained: complete, handle 0.
+  for (size_t i = 0; i < inflight_.size(); ++i)
+    inflight_[i] = std::move(c.state[stateSpecs_.size() + i]);
+  c.state.erase(c.state.begin() + stateSpecs_.size(), c.state.end());
   state_ = std::move(c.state);
   residuals_ = std::move(c.residuals);
   step_ = c.info.step;
@@ -429,7 +454,7 @@ void Trainer::loadCheckpoint() {
 /// file system is needed); it passed every check in setup().
 void Trainer::shareCheckpoint() {
   comm::broadcast(&step_, sizeof step_, 0);
-  for (std::vector<Tensor> *ts : {&params_, &state_})
+  for (std::vector<Tensor> *ts : {&params_, &state_, &inflight_})
     for (Tensor &t : *ts)
       comm::broadcast(t.data(), t.byteSize(), 0);
   // Each rank continues with its own residuals (none: the program must
@@ -507,12 +532,36 @@ void Trainer::gatherOwnedState() {
   }
 }
 
+void Trainer::drainInflight() {
+  for (size_t i = 0; i < inflight_.size(); ++i) {
+    int64_t &h = *handles_[i].data<int64_t>();
+    comm::allreduceWait(static_cast<int>(h), inflight_[i].data<float>(),
+                        inflightSpecs_[i].mean ? ReduceOp::Mean
+                                               : ReduceOp::Sum);
+    h = 0;
+  }
+}
+
+std::vector<TensorSpec> Trainer::checkpointStateSpecs() const {
+  std::vector<TensorSpec> specs = stateSpecs_;
+  for (const InflightSpec &f : inflightSpecs_)
+    specs.push_back(f.buffer);
+  return specs;
+}
+
 void Trainer::saveCheckpoint(int64_t step) {
-  if (rank_ == 0)
-    Checkpoint::write(opts_.checkpoint,
-                      {step, size_, opts_.batchSize, manifest_.model, seed()},
-                      manifest_.params, params_, stateSpecs_, state_,
-                      residuals_);
+  if (rank_ != 0)
+    return;
+  std::vector<Tensor> state;
+  for (const std::vector<Tensor> *ts : {&state_, &inflight_})
+    for (const Tensor &t : *ts) {
+      state.emplace_back(t.dtype(), t.shape());
+      std::memcpy(state.back().data(), t.data(), t.byteSize());
+    }
+  Checkpoint::write(opts_.checkpoint,
+                    {step, size_, opts_.batchSize, manifest_.model, seed()},
+                    manifest_.params, params_, checkpointStateSpecs(), state,
+                    residuals_);
 }
 
 /// A fixed (non -1) leading dimension pins the batch size.
@@ -631,6 +680,10 @@ int Trainer::train() {
       args.add(p);
     for (Tensor &s : state_)
       args.add(s);
+    for (size_t i = 0; i < inflight_.size(); ++i) {
+      args.add(inflight_[i]);
+      args.add(handles_[i]);
+    }
     for (size_t i = 0; i < manifest_.inputs.size(); ++i)
       args.add(trainSet_->inputs()[i].rows(sample, batch),
                manifest_.inputs[i].shape, batch);
@@ -648,6 +701,8 @@ int Trainer::train() {
       args.add(p);
     for (Tensor &s : nextState_)
       args.add(s);
+    for (Tensor &h : nextHandles_)
+      args.add(h);
     if (opts_.onNonFinite == NonFinitePolicy::Skip)
       residualsBefore_ = compress::residuals();
     trace::beginStep();
@@ -656,9 +711,13 @@ int Trainer::train() {
       model_.trainStep(args.get());
     }
     trace::endStep(step + 1, *loss.data<float>());
-    if (comm::pendingAllreduces() != 0)
+    // Only the in-flight state may leave all-reduces running.
+    int carried = 0;
+    for (const Tensor &h : nextHandles_)
+      carried += *h.data<int64_t>() != 0;
+    if (comm::pendingAllreduces() != carried)
       throw Error("internal: the train step left " +
-                  std::to_string(comm::pendingAllreduces()) +
+                  std::to_string(comm::pendingAllreduces() - carried) +
                   " all-reduces unfinished");
     traffic::Counts sent = traffic::take();
     // The loss is the global mean and the checked buffers are replicated:
@@ -674,6 +733,7 @@ int Trainer::train() {
     } else {
       std::swap(params_, nextParams_);
       std::swap(state_, nextState_);
+      std::swap(handles_, nextHandles_);
     }
     step_ = step + 1;
 
@@ -729,12 +789,14 @@ int Trainer::train() {
     bool due = step_ == opts_.steps ||
                (opts_.checkpointEvery && step_ % opts_.checkpointEvery == 0);
     if (!opts_.checkpoint.empty() && due) {
+      drainInflight();
       gatherOwnedState();
       gatherResiduals();
       if (int code = collectively([&] { saveCheckpoint(step_); }))
         return code;
     }
   }
+  drainInflight(); // no request outlives training (--save reads params_)
   if (rank_ != 0 || step_ == first)
     return 0;
   if (progress)

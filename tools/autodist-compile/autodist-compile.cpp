@@ -116,6 +116,37 @@ cl::opt<std::string>
 cl::opt<bool> explain("explain",
                       cl::desc("Print the strategy as a table (stdout)"),
                       cl::cat(category));
+cl::opt<int64_t> staleness(
+    "staleness",
+    cl::desc("Apply each stale gradient this many steps late, its all-reduce "
+             "overlapping the next step (SAPipe; only 1)"),
+    cl::init(0), cl::cat(category));
+cl::opt<std::string>
+    stale("stale",
+          cl::desc("Stale parameters: all, auto (those whose all-reduce "
+                   "cannot hide behind the backward pass), or NAME,..."),
+          cl::init("all"), cl::cat(category));
+cl::opt<std::string> compensation(
+    "compensation",
+    cl::desc("Compensation of stale gradients: none, weight_prediction, "
+             "delay_compensation"),
+    cl::init("none"), cl::cat(category));
+cl::opt<std::string>
+    wpEstimator("wp-estimator",
+                cl::desc("Weight prediction's estimate of the gradient in "
+                         "flight: local, prev_sync, local_prev_sync"),
+                cl::init("local"), cl::cat(category));
+cl::opt<std::string> dcVariant("dc-variant",
+                               cl::desc("Delay compensation: dc, dc_adaptive"),
+                               cl::init("dc"), cl::cat(category));
+cl::opt<double> dcLambda("dc-lambda",
+                         cl::desc("Delay compensation's lambda"),
+                         cl::init(0.5), cl::cat(category));
+cl::opt<int64_t> staleWarmup(
+    "stale-warmup",
+    cl::desc("Synchronous steps before the pipeline starts (default: 1 with "
+             "weight prediction, else 0)"),
+    cl::init(-1), cl::cat(category));
 cl::opt<int64_t> chunkSize("chunk-size",
                            cl::desc("Parameters per all-reduce group (bucket)"),
                            cl::init(128), cl::cat(category));
@@ -326,6 +357,16 @@ int checkFlagCombinations() {
       {syncBatchNorm, training, "needs --train"},
       {bucketBytes, training, "needs --train"},
       {strategy, strategies, "needs --train (or --emit=strategy)"},
+      {staleness, training, "needs --train"},
+      {stale, staleness > 0, "needs --staleness"},
+      {compensation, staleness > 0, "needs --staleness"},
+      {wpEstimator, compensation == "weight_prediction",
+       "needs --compensation=weight_prediction"},
+      {dcVariant, compensation == "delay_compensation",
+       "needs --compensation=delay_compensation"},
+      {dcLambda, compensation == "delay_compensation",
+       "needs --compensation=delay_compensation"},
+      {staleWarmup, staleness > 0, "needs --staleness"},
       {cluster, strategies, "needs --train (or --emit=strategy)"},
   };
   for (const Rule &r : rules)
@@ -459,6 +500,13 @@ int main(int argc, char **argv) {
     o.placement = psPlacement;
     o.seed = seed;
     o.syncBatchNorm = syncBatchNorm;
+    o.staleness = staleness;
+    o.stale = stale;
+    o.compensation = compensation;
+    o.wpEstimator = wpEstimator;
+    o.dcVariant = dcVariant;
+    o.dcLambda = dcLambda;
+    o.staleWarmup = staleWarmup;
     o.withTrainStep = train;
     progress((train ? "building the training step (" + loss + ", " + optimizer +
                           ") and the "

@@ -33,6 +33,13 @@ struct TrainOptions {
   std::string placement = "bytes";
   /// Seeds random-axis-ar's axes and dropout's generator.
   uint64_t seed = 0;
+  /// The staleness pipeline (SAPipe; dist-strategy's pipeline-* options):
+  /// depth 0 keeps the strategy's own.
+  int64_t staleness = 0;
+  std::string stale = "all", compensation = "none", wpEstimator = "local",
+              dcVariant = "dc";
+  double dcLambda = 0.5;
+  int64_t staleWarmup = -1;
   /// Batch normalization statistics over the global batch (all ranks).
   bool syncBatchNorm = false;
   /// False: only attach the strategy to @forward's parameters (no autodiff).

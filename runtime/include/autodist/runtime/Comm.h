@@ -47,13 +47,14 @@ std::vector<char> localAllgather(const void *data, int bytes);
 /// In-place all-reduce of `n` contiguous floats.
 void allreduce(float *data, int64_t n, ReduceOp op);
 /// Starts a non-blocking in-place all-reduce (sum) of `n` contiguous floats
-/// and returns its handle; `data` must stay untouched until
+/// and returns its handle (>= 1); `data` must stay untouched until
 /// `allreduceWait(handle, ...)`. Every rank starts the same all-reduces in
 /// the same order; waits may come in any order.
 int allreduceStart(float *data, int64_t n);
 /// Completes the all-reduce `handle` (blocking until every rank's data has
 /// arrived), divides by the number of ranks for a mean, and frees the handle.
-/// `data` must be the pointer the all-reduce was started on.
+/// `data` must be the pointer the all-reduce was started on. Handle 0 is
+/// nothing in flight: a no-op.
 void allreduceWait(int handle, float *data, ReduceOp op);
 /// The number of started, not yet waited for, all-reduces.
 int pendingAllreduces();

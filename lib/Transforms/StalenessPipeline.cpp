@@ -1,0 +1,492 @@
+//===- StalenessPipeline.cpp - stale gradients a step late (SAPipe) -------===//
+//
+// Carries out the strategy's #dist.pipeline on @train_step as
+// dist-synchronize left it: the stale parameters' gradients leave their
+// synchronous all-reduce buckets for an all-reduce started in this step and
+// waited for in the next one, through a future that is an argument and a
+// result of the step (state that crosses steps, tagged `dist.inflight`).
+// Warm-up, the step with nothing in flight, and compensation (weight
+// prediction, delay compensation) are ops of the step too, with the caches
+// they need as optimizer-like state (`nn.state`). The stale set is the
+// strategy's list or, with auto_stale, the choice of StaleSetModel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/Passes.h"
+#include "autodist/Strategy/StaleSetModel.h"
+#include "dist/DistOps.h"
+#include "nn/NNOps.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace autodist {
+#define GEN_PASS_DEF_STALENESSPIPELINE
+#include "autodist/Passes.h.inc"
+} // namespace autodist
+
+using namespace mlir;
+using namespace autodist;
+
+namespace {
+
+/// A stale parameter: its argument, its update and where its gradient is
+/// reduced today.
+struct StaleParam {
+  StringAttr name;
+  BlockArgument arg;
+  nn::OptimizerUpdateOpInterface update;
+  dist::AllReduceOp bucket;
+  unsigned resultNo; // of `bucket`: the reduced gradient
+};
+
+/// Scalar conditions on the step number (the `nn.step` argument, 1-based):
+/// `warm` for steps 1..W, `idle` for step W+1 (nothing in flight), `predict`
+/// after it.
+struct StepConditions {
+  Value warm, idle, predict; // i1 scalars (warm only when W > 0)
+  Value warmTensor, idleTensor, predictTensor; // the same as tensor<i1>
+};
+
+class StalenessRewriter {
+public:
+  StalenessRewriter(func::FuncOp step, dist::PipelineAttr pipe)
+      : step(step), pipe(pipe), b(step.getContext()) {}
+
+  LogicalResult run(ArrayRef<StringRef> staleNames);
+
+private:
+  LogicalResult collect(ArrayRef<StringRef> staleNames);
+  void buildConditions();
+  /// A new argument tagged `attr = name` (and `extra`), inserted after the
+  /// last argument tagged `after` (or `fallback`), with its result.
+  BlockArgument addState(StringRef name, Type type);
+  BlockArgument addInflight(StringRef name, Type type,
+                            ArrayRef<StringRef> params);
+  /// Appends `v` as the result of state `name`.
+  void setStateOut(StringRef name, Value v);
+  void predictWeights(StaleParam &p);
+  Value compensateDelay(StaleParam &p, Value grad);
+  void rewriteBucket(dist::AllReduceOp bucket, ArrayRef<StaleParam *> stale,
+                     unsigned index);
+  void holdWhileIdle();
+
+  Value zerosLike(Location loc, Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(t, 0.0f));
+  }
+  Value where(Location loc, Value cond, Value x, Value y) {
+    return nn::WhereOp::create(b, loc, x.getType(), cond, x, y);
+  }
+
+  func::FuncOp step;
+  dist::PipelineAttr pipe;
+  OpBuilder b;
+  SmallVector<StaleParam> params;
+  StepConditions cond;
+  // New state and in-flight arguments, in order, with their results.
+  SmallVector<std::pair<StringAttr, Value>> stateOut, inflightOut;
+};
+
+/// The argument of `step` tagged `tag = name`, if any.
+BlockArgument taggedArg(func::FuncOp step, StringRef tag, StringRef name) {
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (auto n = step.getArgAttrOfType<StringAttr>(i, tag);
+        n && n.getValue() == name)
+      return step.getArgument(i);
+  return {};
+}
+
+LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
+  auto strategy = step->getParentOfType<ModuleOp>()
+                      ->getAttrOfType<dist::StrategyAttr>("dist.strategy");
+  DenseMap<Value, nn::OptimizerUpdateOpInterface> updates;
+  step.walk([&](nn::OptimizerUpdateOpInterface u) {
+    updates[u.getUpdatedParam()] = u;
+  });
+  if (pipe.getCompensation() == dist::Compensation::WeightPrediction &&
+      pipe.getEstimator() == dist::WPEstimator::LocalPrevSync)
+    return step.emitOpError(
+        "the weight-prediction estimator local_prev_sync is not supported "
+        "yet (it needs the rank count in the step); use local or prev_sync");
+  for (StringRef name : staleNames) {
+    BlockArgument arg = taggedArg(step, "nn.param", name);
+    if (!arg)
+      return step.emitOpError("the pipeline marks '")
+             << name << "' stale, which is not a parameter of the model";
+    auto update = updates.lookup(arg);
+    if (!update)
+      return step.emitOpError("the pipeline marks '")
+             << name << "' stale, which is not trained (frozen, or it does "
+             << "not affect the loss)";
+    dist::NodeConfigAttr node = strategy.lookup(name);
+    auto ar = node ? dyn_cast_or_null<dist::AllReduceSynchronizerAttr>(
+                         node.getSynchronizer())
+                   : dist::AllReduceSynchronizerAttr();
+    if (!ar || node.getPartition())
+      return update->emitOpError("parameter '")
+             << name << "' is stale but "
+             << (ar ? "partitioned" : "not synchronized by all-reduce")
+             << "; a stale gradient needs an unpartitioned all-reduce "
+                "(parameter servers cannot carry staleness yet)";
+    if (ar.getCompressor() != dist::Compressor::None)
+      return update->emitOpError("parameter '")
+             << name << "' is stale but its all-reduce is compressed ("
+             << dist::stringifyCompressor(ar.getCompressor())
+             << "); stale gradients travel uncompressed";
+    Value g = update.getGradOperand().get();
+    auto bucket = g.getDefiningOp<dist::AllReduceOp>();
+    if (!bucket)
+      return update->emitOpError("parameter '")
+             << name << "' is stale but its gradient is transformed after "
+             << "the all-reduce (--clip-norm cannot be combined with "
+             << "staleness)";
+    for (OpOperand &use : update->getOpOperands())
+      if (&use != &update.getGradOperand() && !isa<BlockArgument>(use.get()) &&
+          !use.get().getDefiningOp<arith::ConstantOp>())
+        return update->emitOpError("parameter '")
+               << name << "': its update reads a computed value other than "
+               << "the gradient, which a stale update cannot carry";
+    params.push_back(
+        {StringAttr::get(step.getContext(), name), arg, update, bucket,
+         static_cast<unsigned>(cast<OpResult>(g).getResultNumber())});
+  }
+  return success();
+}
+
+void StalenessRewriter::buildConditions() {
+  Location loc = step.getLoc();
+  b.setInsertionPointToStart(&step.getBody().front());
+  Value stepNo;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "nn.step"))
+      stepNo = step.getArgument(i);
+  Value s = tensor::ExtractOp::create(b, loc, stepNo, ValueRange{});
+  auto f32 = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  int64_t w = pipe.getWarmup();
+  auto scalar = RankedTensorType::get({}, b.getI1Type());
+  auto asTensor = [&](Value c) {
+    return tensor::FromElementsOp::create(b, loc, scalar, c).getResult();
+  };
+  // Step numbers are exact integers in f32 (the runtime's 1-based count).
+  if (w > 0) {
+    cond.warm = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, s,
+                                      f32(w + 0.5));
+    cond.warmTensor = asTensor(cond.warm);
+  }
+  cond.idle = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s,
+                                    f32(w + 1));
+  cond.predict = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s,
+                                       f32(w + 1.5));
+  cond.idleTensor = asTensor(cond.idle);
+  cond.predictTensor = asTensor(cond.predict);
+}
+
+BlockArgument StalenessRewriter::addState(StringRef name, Type type) {
+  // After the last optimizer state (docs/abi.md's order), else after the
+  // last parameter.
+  unsigned at = 0;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "nn.state") || step.getArgAttr(i, "nn.param"))
+      at = i + 1;
+  auto attrs =
+      b.getDictionaryAttr(b.getNamedAttr("nn.state", b.getStringAttr(name)));
+  (void)step.insertArgument(at, type, attrs, step.getLoc());
+  return step.getArgument(at);
+}
+
+BlockArgument StalenessRewriter::addInflight(StringRef name, Type type,
+                                             ArrayRef<StringRef> names) {
+  unsigned at = 0;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "nn.state") || step.getArgAttr(i, "nn.param") ||
+        step.getArgAttr(i, "dist.inflight"))
+      at = i + 1;
+  SmallVector<Attribute> list;
+  for (StringRef n : names)
+    list.push_back(b.getStringAttr(n));
+  auto attrs = b.getDictionaryAttr(
+      {b.getNamedAttr("dist.inflight", b.getStringAttr(name)),
+       b.getNamedAttr("dist.inflight_params", b.getArrayAttr(list))});
+  (void)step.insertArgument(at, type, attrs, step.getLoc());
+  return step.getArgument(at);
+}
+
+void StalenessRewriter::setStateOut(StringRef name, Value v) {
+  stateOut.push_back({b.getStringAttr(name), v});
+}
+
+/// Weight prediction: every use of w_t but its own update reads
+/// ŵ_t = Opt(w_t, ĝ) instead (the update cloned with the estimate, its new
+/// optimizer state dropped), from the first step after the idle one.
+void StalenessRewriter::predictWeights(StaleParam &p) {
+  Location loc = NameLoc::get(b.getStringAttr("weight prediction " +
+                                              p.name.getValue().str()),
+                              step.getLoc());
+  Type type = p.arg.getType();
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : p.arg.getUses())
+    if (use.getOwner() != p.update.getOperation())
+      uses.push_back(&use);
+  b.setInsertionPointAfterValue(cond.predictTensor);
+  Value estimate;
+  std::string base = p.name.getValue().str();
+  switch (pipe.getEstimator()) {
+  case dist::WPEstimator::Local: {
+    // This rank's own gradient of the previous step.
+    estimate = addState(base + "/wp_local_grad", type);
+    break;
+  }
+  case dist::WPEstimator::PrevSync:
+    // The last gradient applied (the synchronized one of two steps back).
+    estimate = addState(base + "/wp_prev_sync", type);
+    break;
+  case dist::WPEstimator::LocalPrevSync:
+    llvm_unreachable("refused by collect()");
+  }
+  b.setInsertionPointAfterValue(cond.predictTensor);
+  Operation *clone = b.clone(*p.update.getOperation());
+  clone->setLoc(loc);
+  cast<nn::OptimizerUpdateOpInterface>(clone).getGradOperand().set(estimate);
+  Value predicted = where(loc, cond.predictTensor, clone->getResult(0), p.arg);
+  for (OpOperand *use : uses)
+    use->set(predicted);
+}
+
+/// Delay compensation of the stale gradient `g` of `p`, with the weights of
+/// the previous step from a cache (Δw = w_t − w_{t−1}, not the published
+/// code's stale slot).
+Value StalenessRewriter::compensateDelay(StaleParam &p, Value g) {
+  Location loc = NameLoc::get(b.getStringAttr("delay compensation " +
+                                              p.name.getValue().str()),
+                              step.getLoc());
+  Type type = g.getType();
+  OpBuilder::InsertionGuard guard(b);
+  BlockArgument prevW = addState(p.name.getValue().str() + "/dc_prev_weight",
+                                 p.arg.getType());
+  setStateOut(p.name.getValue().str() + "/dc_prev_weight", p.arg);
+  auto splat = [&](double v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(cast<RankedTensorType>(type),
+                               static_cast<float>(v)));
+  };
+  Value dw = nn::SubOp::create(b, loc, type, p.arg, prevW);
+  Value gg = nn::MulOp::create(b, loc, type, g, g);
+  Value term = nn::MulOp::create(b, loc, type, gg, dw);
+  if (pipe.getDcVariant() == dist::DCVariant::DCAdaptive) {
+    Value denom = nn::SqrtOp::create(
+        b, loc, type, nn::AddOp::create(b, loc, type, gg, splat(1e-7)));
+    term = nn::DivOp::create(b, loc, type, term, denom);
+  }
+  term = nn::MulOp::create(b, loc, type, splat(pipe.getLambda().getValueAsDouble()),
+                           term);
+  return nn::AddOp::create(b, loc, type, g, term);
+}
+
+void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
+                                      ArrayRef<StaleParam *> stale,
+                                      unsigned index) {
+  Location loc = bucket.getLoc();
+  DenseSet<unsigned> staleResults;
+  SmallVector<Value> grads;
+  SmallVector<StringRef> names;
+  Operation *last = nullptr;
+  for (StaleParam *p : stale) {
+    staleResults.insert(p->resultNo);
+    Value g = bucket.getInputs()[p->resultNo];
+    grads.push_back(g);
+    names.push_back(p->name.getValue());
+    if (Operation *def = g.getDefiningOp())
+      if (!last || last->isBeforeInBlock(def))
+        last = def;
+  }
+  auto futureType = dist::FutureType::get(
+      b.getContext(), llvm::to_vector(ValueRange(grads).getTypes()));
+  std::string name = "inflight." + std::to_string(index);
+  BlockArgument in = addInflight(name, futureType, names);
+
+  // The previous step's gradients: waited for as late as possible, right
+  // before this step's start reuses their buffer.
+  if (last)
+    b.setInsertionPointAfter(last);
+  else
+    b.setInsertionPoint(bucket);
+  SmallVector<Value> sources = grads;
+  if (cond.warm) // warm-up steps start zeros: nothing is in flight after
+    for (Value &s : sources)
+      s = where(loc, cond.warmTensor, zerosLike(loc, s), s);
+  auto wait = dist::WaitOp::create(b, loc, in);
+  auto start = dist::AllReduceStartOp::create(
+      b, loc, futureType, sources, dist::ReductionKind::Mean,
+      bucket.getGroup());
+  inflightOut.push_back({b.getStringAttr(name), start.getFuture()});
+
+  // The gradient each stale update applies.
+  SmallVector<Value> applied;
+  for (auto [i, p] : llvm::enumerate(stale)) {
+    Value g = wait.getResult(i);
+    if (pipe.getCompensation() == dist::Compensation::DelayCompensation)
+      g = compensateDelay(*p, g);
+    applied.push_back(g);
+  }
+  if (cond.warm) {
+    // Warm-up: this step's own gradients, reduced synchronously.
+    auto ifOp = scf::IfOp::create(b, loc, ValueRange(grads).getTypes(),
+                                  cond.warm, /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    auto sync = dist::AllReduceOp::create(b, loc, grads,
+                                          dist::ReductionKind::Mean,
+                                          bucket.getGroup());
+    scf::YieldOp::create(b, loc, sync.getResults());
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, applied);
+    applied.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    b.setInsertionPointAfter(ifOp);
+  }
+  for (auto [p, g] : llvm::zip(stale, applied)) {
+    p->update.getGradOperand().set(g);
+    std::string base = p->name.getValue().str();
+    if (pipe.getCompensation() != dist::Compensation::WeightPrediction)
+      continue;
+    if (pipe.getEstimator() == dist::WPEstimator::Local)
+      setStateOut(base + "/wp_local_grad", bucket.getInputs()[p->resultNo]);
+    else // the last gradient applied; kept through the idle step
+      setStateOut(base + "/wp_prev_sync",
+                  where(loc, cond.idleTensor,
+                        taggedArg(step, "nn.state", base + "/wp_prev_sync"),
+                        g));
+  }
+
+  // What stays synchronous (e.g. the loss) keeps a bucket of its own.
+  SmallVector<Value> rest;
+  SmallVector<unsigned> restIdx;
+  for (auto [i, v] : llvm::enumerate(bucket.getInputs()))
+    if (!staleResults.contains(i)) {
+      rest.push_back(v);
+      restIdx.push_back(i);
+    }
+  if (!rest.empty()) {
+    b.setInsertionPoint(bucket);
+    auto kept = dist::AllReduceOp::create(b, loc, rest, bucket.getKind(),
+                                          bucket.getGroup());
+    for (auto [i, r] : llvm::zip(restIdx, kept.getResults()))
+      bucket.getResult(i).replaceAllUsesWith(r);
+  }
+  bucket.erase();
+}
+
+/// The step with nothing in flight leaves the stale parameters and their
+/// optimizer state as they were (Opt with a zero gradient would still move
+/// them through momentum or weight decay).
+void StalenessRewriter::holdWhileIdle() {
+  Operation *ret = step.getBody().front().getTerminator();
+  b.setInsertionPoint(ret);
+  for (unsigned i = 0; i < step.getNumResults(); ++i) {
+    auto out = step.getResultAttrOfType<StringAttr>(i, "nn.param_out");
+    auto state = step.getResultAttrOfType<StringAttr>(i, "nn.state_out");
+    Value old;
+    for (const StaleParam &p : params) {
+      if (out && out == p.name)
+        old = p.arg;
+      if (state && state.getValue().starts_with(p.name.getValue().str() + "/"))
+        old = taggedArg(step, "nn.state", state.getValue());
+    }
+    if (old)
+      ret->setOperand(i, where(ret->getLoc(), cond.idleTensor, old,
+                               ret->getOperand(i)));
+  }
+}
+
+LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
+  if (failed(collect(staleNames)))
+    return failure();
+  buildConditions();
+  if (pipe.getCompensation() == dist::Compensation::WeightPrediction)
+    for (StaleParam &p : params)
+      predictWeights(p);
+  llvm::MapVector<Operation *, SmallVector<StaleParam *>> byBucket;
+  for (StaleParam &p : params)
+    byBucket[p.bucket].push_back(&p);
+  holdWhileIdle(); // before the new state results join the return
+  unsigned index = 0;
+  for (auto &[bucket, stale] : byBucket)
+    rewriteBucket(cast<dist::AllReduceOp>(bucket), stale, index++);
+
+  // The new results: state after the existing state, futures after it.
+  Operation *ret = step.getBody().front().getTerminator();
+  auto insertResult = [&](unsigned at, StringRef tag, StringAttr name,
+                          Value v) {
+    (void)step.insertResult(at, v.getType(),
+                            b.getDictionaryAttr(b.getNamedAttr(tag, name)));
+    ret->insertOperands(at, v);
+  };
+  auto endOf = [&](ArrayRef<StringRef> tags) {
+    unsigned at = 0;
+    for (unsigned i = 0; i < step.getNumResults(); ++i)
+      for (StringRef t : tags)
+        if (step.getResultAttr(i, t))
+          at = i + 1;
+    return at;
+  };
+  for (auto &[name, v] : stateOut)
+    insertResult(endOf({"nn.loss", "nn.param_out", "nn.state_out"}),
+                 "nn.state_out", name, v);
+  for (auto &[name, v] : inflightOut)
+    insertResult(
+        endOf({"nn.loss", "nn.param_out", "nn.state_out", "dist.inflight"}),
+        "dist.inflight", name, v);
+  if (!sortTopologically(&step.getBody().front()))
+    return step.emitOpError("staleness left a cycle in the step (internal)");
+  return success();
+}
+
+struct StalenessPipelinePass
+    : public autodist::impl::StalenessPipelineBase<StalenessPipelinePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto strategy = module->getAttrOfType<dist::StrategyAttr>("dist.strategy");
+    dist::PipelineAttr pipe = strategy ? strategy.getPipeline() : nullptr;
+    if (!pipe || pipe.getDepth() == 0)
+      return;
+    auto step = module.lookupSymbol<func::FuncOp>("train_step");
+    if (!step) {
+      module.emitError("the strategy has a staleness pipeline but the "
+                       "module has no @train_step");
+      return signalPassFailure();
+    }
+    if (pipe.getDepth() != 1) {
+      module.emitError("staleness depth ")
+          << pipe.getDepth() << " is not supported (only 1, as SAPipe)";
+      return signalPassFailure();
+    }
+    SmallVector<StringRef> names;
+    SmallVector<std::string> chosen;
+    if (pipe.getAutoStale()) {
+      FailureOr<StaleSetChoice> choice = chooseStaleSet(module, step);
+      if (failed(choice))
+        return signalPassFailure();
+      for (StringRef n : choice->staleNames())
+        chosen.push_back(n.str());
+      for (const std::string &n : chosen)
+        names.push_back(n);
+    } else {
+      for (Attribute a : pipe.getStale())
+        names.push_back(cast<StringAttr>(a).getValue());
+    }
+    if (names.empty())
+      return;
+    if (failed(StalenessRewriter(step, pipe).run(names)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
