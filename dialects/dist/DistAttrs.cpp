@@ -376,8 +376,7 @@ LogicalResult NodeConfigAttr::verify(EmitFn emitError, StringRef varName,
 LogicalResult PipelineAttr::verify(EmitFn emitError, int64_t depth,
                                    ArrayAttr stale, Compensation compensation,
                                    FloatAttr lambda, bool autoStale,
-                                   int64_t warmup, WPEstimator,
-                                   DCVariant) {
+                                   int64_t warmup, WPEstimator, DCVariant) {
   if (depth < 0)
     return emitError() << "pipeline field 'depth' must be >= 0, got " << depth;
   for (Attribute a : stale)
@@ -385,8 +384,8 @@ LogicalResult PipelineAttr::verify(EmitFn emitError, int64_t depth,
       return emitError() << "pipeline field 'stale' must list variable names, "
                             "got "
                          << a;
-  if (depth == 0 && (!stale.empty() || autoStale ||
-                     compensation != Compensation::None))
+  if (depth == 0 &&
+      (!stale.empty() || autoStale || compensation != Compensation::None))
     return emitError() << "pipeline with depth 0 cannot have stale variables "
                           "or compensation";
   if (autoStale && !stale.empty())

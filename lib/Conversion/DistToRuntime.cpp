@@ -87,7 +87,10 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
 /// The operands of a bucket collective flattened and concatenated, copied
 /// into a fresh buffer that the runtime works on in place (the bucket's own
 /// buffer may be shared).
-FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
+/// The operands of a bucket collective flattened and concatenated, as a
+/// memref that may alias them (to be read only).
+FailureOr<Value> bucketSource(OpBuilder &b, Operation *op, ValueRange inputs,
+                              bool readOnly = false) {
   for (Value v : inputs)
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
       return op->emitOpError("operand of dynamic shape ")
@@ -101,9 +104,17 @@ FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
                      : tensor::ConcatOp::create(b, loc, 0, flats).getResult();
   auto bucketType = cast<RankedTensorType>(bucket.getType());
   auto bufType = MemRefType::get(bucketType.getShape(), b.getF32Type());
-  Value src = bufferization::ToBufferOp::create(b, loc, bufType, bucket);
-  Value buf = memref::AllocOp::create(b, loc, bufType);
-  memref::CopyOp::create(b, loc, src, buf);
+  return bufferization::ToBufferOp::create(b, loc, bufType, bucket, readOnly)
+      .getResult();
+}
+
+FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
+  FailureOr<Value> src = bucketSource(b, op, inputs);
+  if (failed(src))
+    return failure();
+  Value buf = memref::AllocOp::create(b, op->getLoc(),
+                                      cast<MemRefType>(src->getType()));
+  memref::CopyOp::create(b, op->getLoc(), *src, buf);
   return buf;
 }
 
@@ -328,7 +339,8 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
   SmallVector<std::pair<StringRef, Inflight *>> order;
   for (auto &entry : byName)
     order.push_back({entry.first(), &entry.second});
-  llvm::sort(order, [](auto &x, auto &y) { return x.second->arg > y.second->arg; });
+  llvm::sort(order,
+             [](auto &x, auto &y) { return x.second->arg > y.second->arg; });
   for (auto [name, fp] : order) {
     Inflight &f = *fp;
     if (!f.start)
@@ -342,13 +354,13 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
     unsigned at = f.arg + 1;
     (void)func.insertArgument(
         at, bufType,
-        b.getDictionaryAttr(b.getNamedAttr("dist.inflight_buffer",
-                                           b.getStringAttr(name))),
+        b.getDictionaryAttr(
+            b.getNamedAttr("dist.inflight_buffer", b.getStringAttr(name))),
         loc);
     (void)func.insertArgument(
         at + 1, i64Scalar,
-        b.getDictionaryAttr(b.getNamedAttr("dist.inflight_handle",
-                                           b.getStringAttr(name))),
+        b.getDictionaryAttr(
+            b.getNamedAttr("dist.inflight_handle", b.getStringAttr(name))),
         loc);
     Value buffer = func.getArgument(at), handle = func.getArgument(at + 1);
 
@@ -360,8 +372,8 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
     SmallVector<Value> args = {view, h};
     llvm::append_range(
         args, i32Constants(r, loc, static_cast<int64_t>(f.start.getKind())));
-    func::FuncOp waitFn = declareRuntimeFn(module, kAllReduceWaitFn,
-                                           ValueRange(args).getTypes());
+    func::FuncOp waitFn =
+        declareRuntimeFn(module, kAllReduceWaitFn, ValueRange(args).getTypes());
     func::CallOp::create(r, loc, waitFn, args);
     Value copy = memref::AllocOp::create(r, loc, bufType);
     memref::CopyOp::create(r, loc, buffer, copy);
@@ -369,12 +381,13 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
 
     // The start: this step's bucket into the buffer, started in place.
     r.setInsertionPoint(f.start);
-    FailureOr<Value> packed = packBucket(r, f.start, f.start.getInputs());
+    FailureOr<Value> packed =
+        bucketSource(r, f.start, f.start.getInputs(), /*readOnly=*/true);
     if (failed(packed))
       return failure();
     memref::CopyOp::create(r, loc, *packed, buffer);
-    func::FuncOp startFn = declareRuntimeFn(
-        module, kAllReduceStartFn, {view.getType()}, {r.getI32Type()});
+    func::FuncOp startFn = declareRuntimeFn(module, kAllReduceStartFn,
+                                            {view.getType()}, {r.getI32Type()});
     Value started = func::CallOp::create(r, loc, startFn, view).getResult(0);
     Value wide = arith::ExtSIOp::create(r, loc, r.getI64Type(), started);
     Value out = tensor::FromElementsOp::create(r, loc, i64Scalar, wide);
@@ -384,8 +397,8 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
       return failure();
   }
   // Results change type in place.
-  func.setType(b.getFunctionType(func.getArgumentTypes(),
-                                 ret->getOperandTypes()));
+  func.setType(
+      b.getFunctionType(func.getArgumentTypes(), ret->getOperandTypes()));
   return success();
 }
 

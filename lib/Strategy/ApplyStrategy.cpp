@@ -99,19 +99,17 @@ ApplyStrategyPass::pipelineFromOptions(ModuleOp module, func::FuncOp func) {
       return module.emitError("dist-strategy: --stale is empty (give all, "
                               "auto or parameter names)");
   }
-  int64_t warmup = staleWarmup >= 0 ? staleWarmup
+  int64_t warmup = staleWarmup >= 0                                ? staleWarmup
                    : *comp == dist::Compensation::WeightPrediction ? 1
                                                                    : 0;
   auto emit = [&] { return module.emitError(); };
-  if (failed(dist::PipelineAttr::verify(emit, pipelineDepth,
-                                        b.getArrayAttr(names), *comp,
-                                        b.getF64FloatAttr(dcLambda), autoStale,
-                                        warmup, *est, *dc)))
+  if (failed(dist::PipelineAttr::verify(
+          emit, pipelineDepth, b.getArrayAttr(names), *comp,
+          b.getF64FloatAttr(dcLambda), autoStale, warmup, *est, *dc)))
     return failure();
-  return dist::PipelineAttr::get(&getContext(), pipelineDepth,
-                                 b.getArrayAttr(names), *comp,
-                                 b.getF64FloatAttr(dcLambda), autoStale,
-                                 warmup, *est, *dc);
+  return dist::PipelineAttr::get(
+      &getContext(), pipelineDepth, b.getArrayAttr(names), *comp,
+      b.getF64FloatAttr(dcLambda), autoStale, warmup, *est, *dc);
 }
 
 FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {

@@ -128,9 +128,9 @@ FailureOr<StaleSetChoice> autodist::chooseStaleSet(ModuleOp module,
   choice.computeS = t;
   step.walk([&](nn::OptimizerUpdateOpInterface u) {
     auto arg = dyn_cast<BlockArgument>(u.getUpdatedParam());
-    auto name = arg ? step.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                        "nn.param")
-                    : StringAttr();
+    auto name =
+        arg ? step.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param")
+            : StringAttr();
     dist::NodeConfigAttr node =
         name && strategy ? strategy.lookup(name.getValue()) : nullptr;
     auto sync = node ? dyn_cast_or_null<dist::AllReduceSynchronizerAttr>(
@@ -147,8 +147,7 @@ FailureOr<StaleSetChoice> autodist::chooseStaleSet(ModuleOp module,
     c.name = name.getValue().str();
     c.readyS = def ? doneAt.lookup(def) : 0;
     double bytes = numel(g.getType()) * 4;
-    c.commS = nodes > 1 ? bytes * 2 * (nodes - 1) / nodes / (bw * 1e9 / 8)
-                        : 0;
+    c.commS = nodes > 1 ? bytes * 2 * (nodes - 1) / nodes / (bw * 1e9 / 8) : 0;
     choice.params.push_back(std::move(c));
   });
   if (choice.params.empty())

@@ -297,8 +297,8 @@ FailureOr<PipelineAttr> Reader::pipeline(const json::Value &v) {
       failed(getInt(*o, "warmup", "pipeline", warmup)) ||
       failed(getEnum(*o, "compensation", "pipeline", kCompensationNames,
                      compensation)) ||
-      failed(getEnum(*o, "estimator", "pipeline", kEstimatorNames,
-                     estimator)) ||
+      failed(
+          getEnum(*o, "estimator", "pipeline", kEstimatorNames, estimator)) ||
       failed(getEnum(*o, "dc_variant", "pipeline", kDCVariantNames, dc)))
     return failure();
   if (const json::Value *l = o->get("lambda")) {
@@ -307,6 +307,10 @@ FailureOr<PipelineAttr> Reader::pipeline(const json::Value &v) {
       return fail("pipeline.lambda", "expected a number");
     lambda = *d;
   }
+  // As --stale-warmup: weight prediction needs a synchronous step first.
+  if (!o->get("warmup") &&
+      compensation == static_cast<int64_t>(Compensation::WeightPrediction))
+    warmup = 1;
   SmallVector<Attribute> stale;
   bool autoStale = false;
   if (const json::Value *s = o->get("stale")) {

@@ -77,8 +77,7 @@ private:
 
   Value zerosLike(Location loc, Value v) {
     auto t = cast<RankedTensorType>(v.getType());
-    return arith::ConstantOp::create(b, loc,
-                                     DenseElementsAttr::get(t, 0.0f));
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(t, 0.0f));
   }
   Value where(Location loc, Value cond, Value x, Value y) {
     return nn::WhereOp::create(b, loc, x.getType(), cond, x, y);
@@ -103,8 +102,9 @@ BlockArgument taggedArg(func::FuncOp step, StringRef tag, StringRef name) {
 }
 
 LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
-  auto strategy = step->getParentOfType<ModuleOp>()
-                      ->getAttrOfType<dist::StrategyAttr>("dist.strategy");
+  auto strategy =
+      step->getParentOfType<ModuleOp>()->getAttrOfType<dist::StrategyAttr>(
+          "dist.strategy");
   DenseMap<Value, nn::OptimizerUpdateOpInterface> updates;
   step.walk([&](nn::OptimizerUpdateOpInterface u) {
     updates[u.getUpdatedParam()] = u;
@@ -128,10 +128,11 @@ LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
     auto ar = node ? dyn_cast_or_null<dist::AllReduceSynchronizerAttr>(
                          node.getSynchronizer())
                    : dist::AllReduceSynchronizerAttr();
-    if (!ar || node.getPartition())
+    if (!ar || (node && node.getPartition()))
       return update->emitOpError("parameter '")
              << name << "' is stale but "
-             << (ar ? "partitioned" : "not synchronized by all-reduce")
+             << (node && node.getPartition() ? "partitioned"
+                                             : "not synchronized by all-reduce")
              << "; a stale gradient needs an unpartitioned all-reduce "
                 "(parameter servers cannot carry staleness yet)";
     if (ar.getCompressor() != dist::Compressor::None)
@@ -181,10 +182,10 @@ void StalenessRewriter::buildConditions() {
                                       f32(w + 0.5));
     cond.warmTensor = asTensor(cond.warm);
   }
-  cond.idle = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s,
-                                    f32(w + 1));
-  cond.predict = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s,
-                                       f32(w + 1.5));
+  cond.idle =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, f32(w + 1));
+  cond.predict =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s, f32(w + 1.5));
   cond.idleTensor = asTensor(cond.idle);
   cond.predictTensor = asTensor(cond.predict);
 }
@@ -227,9 +228,9 @@ void StalenessRewriter::setStateOut(StringRef name, Value v) {
 /// ŵ_t = Opt(w_t, ĝ) instead (the update cloned with the estimate, its new
 /// optimizer state dropped), from the first step after the idle one.
 void StalenessRewriter::predictWeights(StaleParam &p) {
-  Location loc = NameLoc::get(b.getStringAttr("weight prediction " +
-                                              p.name.getValue().str()),
-                              step.getLoc());
+  Location loc = NameLoc::get(
+      b.getStringAttr("weight prediction " + p.name.getValue().str()),
+      step.getLoc());
   Type type = p.arg.getType();
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : p.arg.getUses())
@@ -264,13 +265,13 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
 /// the previous step from a cache (Δw = w_t − w_{t−1}, not the published
 /// code's stale slot).
 Value StalenessRewriter::compensateDelay(StaleParam &p, Value g) {
-  Location loc = NameLoc::get(b.getStringAttr("delay compensation " +
-                                              p.name.getValue().str()),
-                              step.getLoc());
+  Location loc = NameLoc::get(
+      b.getStringAttr("delay compensation " + p.name.getValue().str()),
+      step.getLoc());
   Type type = g.getType();
   OpBuilder::InsertionGuard guard(b);
-  BlockArgument prevW = addState(p.name.getValue().str() + "/dc_prev_weight",
-                                 p.arg.getType());
+  BlockArgument prevW =
+      addState(p.name.getValue().str() + "/dc_prev_weight", p.arg.getType());
   setStateOut(p.name.getValue().str() + "/dc_prev_weight", p.arg);
   auto splat = [&](double v) -> Value {
     return arith::ConstantOp::create(
@@ -286,8 +287,8 @@ Value StalenessRewriter::compensateDelay(StaleParam &p, Value g) {
         b, loc, type, nn::AddOp::create(b, loc, type, gg, splat(1e-7)));
     term = nn::DivOp::create(b, loc, type, term, denom);
   }
-  term = nn::MulOp::create(b, loc, type, splat(pipe.getLambda().getValueAsDouble()),
-                           term);
+  term = nn::MulOp::create(b, loc, type,
+                           splat(pipe.getLambda().getValueAsDouble()), term);
   return nn::AddOp::create(b, loc, type, g, term);
 }
 
@@ -324,9 +325,9 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
     for (Value &s : sources)
       s = where(loc, cond.warmTensor, zerosLike(loc, s), s);
   auto wait = dist::WaitOp::create(b, loc, in);
-  auto start = dist::AllReduceStartOp::create(
-      b, loc, futureType, sources, dist::ReductionKind::Mean,
-      bucket.getGroup());
+  auto start = dist::AllReduceStartOp::create(b, loc, futureType, sources,
+                                              dist::ReductionKind::Mean,
+                                              bucket.getGroup());
   inflightOut.push_back({b.getStringAttr(name), start.getFuture()});
 
   // The gradient each stale update applies.
@@ -343,9 +344,8 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
                                   cond.warm, /*addThenBlock=*/true,
                                   /*addElseBlock=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    auto sync = dist::AllReduceOp::create(b, loc, grads,
-                                          dist::ReductionKind::Mean,
-                                          bucket.getGroup());
+    auto sync = dist::AllReduceOp::create(
+        b, loc, grads, dist::ReductionKind::Mean, bucket.getGroup());
     scf::YieldOp::create(b, loc, sync.getResults());
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     scf::YieldOp::create(b, loc, applied);
@@ -401,8 +401,8 @@ void StalenessRewriter::holdWhileIdle() {
         old = taggedArg(step, "nn.state", state.getValue());
     }
     if (old)
-      ret->setOperand(i, where(ret->getLoc(), cond.idleTensor, old,
-                               ret->getOperand(i)));
+      ret->setOperand(
+          i, where(ret->getLoc(), cond.idleTensor, old, ret->getOperand(i)));
   }
 }
 

@@ -220,11 +220,15 @@ Manifest Manifest::parse(std::string_view text) {
   };
   checkUnique(m.params, "parameter");
   if (m.train) {
+    checkUnique(m.train->state, "optimizer state");
     // In-flight state is checkpointed beside the optimizer state.
-    std::vector<TensorSpec> all = m.train->state;
+    std::set<std::string> seen;
+    for (const TensorSpec &s : m.train->state)
+      seen.insert(s.name);
     for (const InflightSpec &f : m.train->inflight)
-      all.push_back(f.buffer);
-    checkUnique(all, "optimizer or in-flight state");
+      if (!seen.insert(f.buffer.name).second)
+        throw Error("invalid model manifest: in-flight state " +
+                    inQuotes(f.buffer.name) + " appears twice");
   }
   if (m.train)
     for (const TensorSpec &s : m.train->state)

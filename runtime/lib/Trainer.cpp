@@ -558,10 +558,9 @@ void Trainer::saveCheckpoint(int64_t step) {
       state.emplace_back(t.dtype(), t.shape());
       std::memcpy(state.back().data(), t.data(), t.byteSize());
     }
-  Checkpoint::write(opts_.checkpoint,
-                    {step, size_, opts_.batchSize, manifest_.model, seed()},
-                    manifest_.params, params_, checkpointStateSpecs(), state,
-                    residuals_);
+  Checkpoint::write(
+      opts_.checkpoint, {step, size_, opts_.batchSize, manifest_.model, seed()},
+      manifest_.params, params_, checkpointStateSpecs(), state, residuals_);
 }
 
 /// A fixed (non -1) leading dimension pins the batch size.

@@ -26,12 +26,29 @@ func.func @powersgd_bucket(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> (tensor<4x
 
 // -----
 
-// A future that crosses a function boundary (a staleness pipeline's) is not
-// lowered yet.
+// A future argument must be in-flight state of the step (tagged, waited
+// for once, started again and returned).
+// expected-error@+1 {{future argument #0 must be tagged dist.inflight and waited for once in the function's body}}
 func.func @wait_argument(%f: !dist.future<tensor<4xf32>>) -> tensor<4xf32> {
-  // expected-error@+1 {{waits for a future that is not started in its block (a future that crosses blocks or functions cannot be lowered yet)}}
   %r = dist.wait %f : !dist.future<tensor<4xf32>>
   return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{in-flight state 'inflight.0' is waited for but never started again}}
+func.func @never_restarted(%f: !dist.future<tensor<4xf32>> {dist.inflight = "inflight.0"}) -> tensor<4xf32> {
+  %r = dist.wait %f : !dist.future<tensor<4xf32>>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @start_before_wait(%f: !dist.future<tensor<4xf32>> {dist.inflight = "inflight.0"}, %a: tensor<4xf32>) -> (tensor<4xf32>, !dist.future<tensor<4xf32>> {dist.inflight = "inflight.0"}) {
+  // expected-error@+1 {{starts in-flight state 'inflight.0' before the step waits for its previous value (they share one buffer)}}
+  %o = dist.all_reduce_start mean %a : tensor<4xf32> -> !dist.future<tensor<4xf32>>
+  %r = dist.wait %f : !dist.future<tensor<4xf32>>
+  return %r, %o : tensor<4xf32>, !dist.future<tensor<4xf32>>
 }
 
 // -----
@@ -44,8 +61,9 @@ func.func @never_waited(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A returned future must be in-flight state (tagged like an argument).
+// expected-error@+1 {{future result #1 must be started in the function's body, returned only, and tagged dist.inflight like a future argument}}
 func.func @future_returned(%a: tensor<4xf32>) -> (tensor<4xf32>, !dist.future<tensor<4xf32>>) {
-  // expected-error@+1 {{its future is used by more than its dist.wait, which cannot be lowered yet}}
   %f = dist.all_reduce_start sum %a : tensor<4xf32> -> !dist.future<tensor<4xf32>>
   %r = dist.wait %f : !dist.future<tensor<4xf32>>
   return %r, %f : tensor<4xf32>, !dist.future<tensor<4xf32>>

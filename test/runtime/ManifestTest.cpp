@@ -145,6 +145,33 @@ TEST(Manifest, Errors) {
                   {"name": "m", "shape": [1], "dtype": "f32"},
                   {"name": "m", "shape": [1], "dtype": "f32"}]}})"),
             "invalid model manifest: optimizer state 'm' appears twice");
+  EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [], "params": [],
+                "train": {"lr": 1, "state": [
+                  {"name": "m", "shape": [1], "dtype": "f32"}],
+                  "inflight": [{"name": "m", "shape": [4], "dtype": "f32"}]}})"),
+            "invalid model manifest: in-flight state 'm' appears twice");
+  EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [], "params": [],
+                "train": {"lr": 1, "inflight": [
+                  {"name": "f", "shape": [2, 2], "dtype": "f32"}]}})"),
+            "invalid model manifest: in-flight state 'f' must be f32 of one "
+            "static dimension");
+  EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [], "params": [],
+                "train": {"lr": 1, "inflight": [
+                  {"name": "f", "shape": [2], "dtype": "f32", "op": "max"}]}})"),
+            "invalid model manifest: in-flight state 'f' has unknown op 'max'");
+}
+
+// In-flight state (staleness): the buffer, its reduction and parameters.
+TEST(Manifest, Inflight) {
+  Manifest m = Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "inflight": [
+        {"name": "inflight.0", "shape": [14], "dtype": "f32", "op": "mean",
+         "params": ["a", "b"]}]}})");
+  ASSERT_EQ(m.train->inflight.size(), 1u);
+  EXPECT_EQ(m.train->inflight[0].buffer.name, "inflight.0");
+  EXPECT_EQ(m.train->inflight[0].buffer.shape, std::vector<int64_t>{14});
+  EXPECT_TRUE(m.train->inflight[0].mean);
+  EXPECT_EQ(m.train->inflight[0].params, (std::vector<std::string>{"a", "b"}));
 }
 
 // The cluster's nodes and the parts of the optimizer state that parameter

@@ -139,8 +139,7 @@ cl::opt<std::string>
 cl::opt<std::string> dcVariant("dc-variant",
                                cl::desc("Delay compensation: dc, dc_adaptive"),
                                cl::init("dc"), cl::cat(category));
-cl::opt<double> dcLambda("dc-lambda",
-                         cl::desc("Delay compensation's lambda"),
+cl::opt<double> dcLambda("dc-lambda", cl::desc("Delay compensation's lambda"),
                          cl::init(0.5), cl::cat(category));
 cl::opt<int64_t> staleWarmup(
     "stale-warmup",

@@ -50,18 +50,18 @@ struct TensorSpec {
 /// "In-flight state"): started by step t in `buffer`, completed by step
 /// t + 1; the runtime keeps the buffer in place and passes its handle.
 struct InflightSpec {
-  TensorSpec buffer; // f32, rank 1, static
-  bool mean = true; // "op": "mean" (else "sum")
+  TensorSpec buffer;               // f32, rank 1, static
+  bool mean = true;                // "op": "mean" (else "sum")
   std::vector<std::string> params; // whose gradients it carries
 };
 
 struct TrainSpec {
   std::string loss, optimizer;
   double lr = 0;
-  std::optional<TensorSpec> labels; // absent: the loss takes no labels
-  std::vector<TensorSpec> state;    // optimizer state, f32, starts at zero
+  std::optional<TensorSpec> labels;   // absent: the loss takes no labels
+  std::vector<TensorSpec> state;      // optimizer state, f32, starts at zero
   std::vector<InflightSpec> inflight; // in-flight state, starts empty
-  LrSchedule schedule;              // absent in the manifest: constant
+  LrSchedule schedule;                // absent in the manifest: constant
   /// Present when the train step takes the generator's key (seed, rank):
   /// the model has dropout. The compiled default; --seed overrides it.
   std::optional<uint64_t> seed;

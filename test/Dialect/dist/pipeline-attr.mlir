@@ -1,0 +1,24 @@
+// RUN: autodist-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// The optional fields print only when they differ from their defaults
+// (auto_stale = false, warmup = 0, estimator = local, dc = dc).
+// CHECK-LABEL: module attributes
+// CHECK-SAME: dist.a = #dist.pipeline<depth = 1, stale = [], compensation = weight_prediction, lambda = 0.000000e+00 : f64, auto_stale = true, warmup = 5, estimator = prev_sync>
+// CHECK-SAME: dist.c = #dist.pipeline<depth = 1, stale = ["w"], compensation = none, lambda = 0.000000e+00 : f64>
+module attributes {
+    dist.a = #dist.pipeline<depth = 1, stale = [], compensation = weight_prediction, lambda = 0.0 : f64, auto_stale = true, warmup = 5, estimator = prev_sync>,
+    dist.c = #dist.pipeline<depth = 1, stale = ["w"], compensation = none, lambda = 0.0 : f64>} {
+}
+
+// -----
+
+// expected-error@+1 {{weight prediction needs at least one synchronous warm-up step (warmup >= 1)}}
+module attributes {dist.x = #dist.pipeline<depth = 1, stale = ["w"], compensation = weight_prediction, lambda = 0.0 : f64>} {
+}
+
+// -----
+
+// expected-error@+1 {{pipeline with auto_stale chooses the stale variables itself; 'stale' must be empty}}
+module attributes {dist.x = #dist.pipeline<depth = 1, stale = ["w"], compensation = none, lambda = 0.0 : f64, auto_stale = true>} {
+}
+
