@@ -259,7 +259,7 @@ def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
 
     ```mlir
     #dist.pipeline<depth = 1, stale = ["fc1.weight"], compensation = delay_compensation, lambda = 5.000000e-01 : f64>
-    #dist.pipeline<depth = 1, stale = [], compensation = weight_prediction, lambda = 0.000000e+00 : f64, auto_stale = true, warmup = 5, estimator = prev_sync>
+    #dist.pipeline<depth = 1, stale = [], compensation = weight_prediction, auto_stale = true, warmup = 5, estimator = prev_sync, lambda = 0.000000e+00 : f64>
     ```
   }];
   let parameters = (ins "int64_t":$depth, "::mlir::ArrayAttr":$stale,
@@ -271,11 +271,13 @@ def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
                             "::autodist::dist::WPEstimator::Local">:$estimator,
                         Dist_DefaultEnumParameter<Dist_DCVariant,
                             "::autodist::dist::DCVariant::DC">:$dcVariant);
+  // The optional fields start with their keyword (not a comma), so that
+  // any of them may be left out.
   let assemblyFormat = [{
     `<` `depth` `=` $depth `,` `stale` `=` $stale `,` `compensation` `=`
-    $compensation `,` `lambda` `=` $lambda
-    (`,` `auto_stale` `=` $autoStale^)? (`,` `warmup` `=` $warmup^)?
-    (`,` `estimator` `=` $estimator^)? (`,` `dc` `=` $dcVariant^)? `>`
+    $compensation `,` (`auto_stale` `=` $autoStale^ `,`)?
+    (`warmup` `=` $warmup^ `,`)? (`estimator` `=` $estimator^ `,`)?
+    (`dc` `=` $dcVariant^ `,`)? `lambda` `=` $lambda `>`
   }];
   let builders = [
     AttrBuilder<(ins "int64_t":$depth, "::mlir::ArrayAttr":$stale,

@@ -4,8 +4,9 @@
 // rate (contractions 2·M·N·K, convolutions 2·|y|·|w|/M, everything else its
 // elements touched), the link carries one all-reduce at a time at the
 // slowest node's bandwidth (a ring moves 2(n−1)/n of the bytes per node),
-// and the previous step's stale traffic holds the link at the start of the
-// step. Only the ratio of the two rates matters for the choice; the nominal
+// a synchronous bucket (all-reduce group) starts when its last gradient is
+// ready, and the previous step's stale traffic holds the link at the start
+// of the step. Only the ratio of the two rates matters for the choice; the nominal
 // compute rate is documented in docs/strategies.md.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,8 @@
 #include "nn/NNOps.h"
 
 #include <algorithm>
+#include <map>
+#include <vector>
 
 using namespace mlir;
 using namespace autodist;
@@ -90,16 +93,27 @@ SmallVector<StringRef> StaleSetChoice::staleNames() const {
   return out;
 }
 
-/// Communication past `compute` of the synchronous candidates in `params`
-/// (in ready order), the stale ones' traffic first.
+/// Communication past `compute` of the synchronous candidates in `params`,
+/// the stale ones' traffic first. A synchronous bucket (all-reduce group)
+/// starts once its last gradient is ready; buckets go in that order.
 static double exposed(ArrayRef<StaleCandidate> params, double compute) {
   double linkFree = 0;
-  for (const StaleCandidate &c : params)
-    if (c.stale)
+  std::map<int64_t, std::pair<double, double>> buckets; // ready, comm
+  for (const StaleCandidate &c : params) {
+    if (c.stale) {
       linkFree += c.commS;
-  for (const StaleCandidate &c : params)
-    if (!c.stale)
-      linkFree = std::max(linkFree, c.readyS) + c.commS;
+      continue;
+    }
+    auto &[ready, comm] = buckets[c.group];
+    ready = std::max(ready, c.readyS);
+    comm += c.commS;
+  }
+  std::vector<std::pair<double, double>> order;
+  for (auto &entry : buckets)
+    order.push_back(entry.second);
+  llvm::sort(order);
+  for (auto [ready, comm] : order)
+    linkFree = std::max(linkFree, ready) + comm;
   return std::max(0.0, linkFree - compute);
 }
 
@@ -145,6 +159,7 @@ FailureOr<StaleSetChoice> autodist::chooseStaleSet(ModuleOp module,
       def = def->getParentOp();
     StaleCandidate c;
     c.name = name.getValue().str();
+    c.group = sync.getGroup();
     c.readyS = def ? doneAt.lookup(def) : 0;
     double bytes = numel(g.getType()) * 4;
     c.commS = nodes > 1 ? bytes * 2 * (nodes - 1) / nodes / (bw * 1e9 / 8) : 0;

@@ -23,6 +23,7 @@ struct StaleCandidate {
   std::string name;
   double readyS = 0; // when its gradient is computed, from the step's start
   double commS = 0;  // its all-reduce alone on the slowest link
+  int64_t group = 0; // its all-reduce group (bucket) when synchronous
   bool stale = false;
 };
 
