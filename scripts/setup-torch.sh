@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-build/torch-venv}
 
-APT_PACKAGES=(python3-torch python3-torchvision python3-venv python3-pip)
+APT_PACKAGES=(python3-torch python3-torchvision python3-venv python3-pip
+              python3-matplotlib) # matplotlib: the plots of bench/staleness.py
 source scripts/apt-install.sh
 apt_install setup-torch "${APT_PACKAGES[@]}"
 if [ ! -x "$VENV/bin/python" ]; then

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Staleness (SAPipe, --staleness=1) against synchronous all-reduce on the
+emulated cluster: speed and accuracy.
+
+Speed: for the MLP (examples/mlp/make_mlp.py, --mlp-hidden units, random
+data at --mlp-batch per rank),
+the Transformer encoder and the GPT-style decoder (examples/torch, exported by
+PyTorch), on 2 emulated nodes x 1 rank (scripts/netcluster.sh). The link is
+set per model so that synchronous communication takes about as long as the
+computation: a 1-rank run measures the step's computation T and its
+all-reduce bytes B, the link starts at B*8/T bits per second (a 2-node ring
+moves B bytes per node each step), and two synchronous probes on the
+cluster scale it until the step's communication (its time minus T) is T. Reports the median step time of
+synchronous all-reduce, stale with the automatic stale set (--stale=auto,
+the cost model fed that bandwidth) and stale with every parameter stale,
+interleaved over --rounds rounds, as samples/s ratios.
+
+Accuracy: the MLP on digits and the GPT decoder on its language-modelling
+task (predict the next token, id + 1 mod 64), --acc-steps steps each on the
+same cluster, synchronous / stale / stale + weight prediction / stale +
+delay compensation (all parameters stale); the final loss is the mean of the
+last 10 steps' losses. Writes a PNG of loss against step and against
+wall-clock time per task.
+
+    python3 bench/staleness.py [--rounds 3] [--steps 40] [--acc-steps 300]
+        [--models mlp,transformer,gpt] [--tasks digits,lm]
+
+Needs root (namespaces), build/ (scripts/setup.sh) and an interpreter with
+torch and matplotlib (AUTODIST_TORCH_PYTHON, default build/torch-venv/bin/python;
+scripts/setup-torch.sh). Writes bench/results/staleness.{json,md} and
+bench/results/staleness-{digits,lm}.png.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMPILER = os.path.join(ROOT, "build", "bin", "autodist-compile")
+NETCLUSTER = os.path.join(ROOT, "scripts", "netcluster.sh")
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"staleness.py: {' '.join(cmd)} exited with {r.returncode}:\n"
+                 f"{r.stdout}")
+    return r.stdout
+
+
+def rows(log):
+    return [json.loads(line) for line in open(log) if line.strip()]
+
+
+def median_step_s(log, skip=5):
+    r = rows(log)
+    steps = [b["time_s"] - a["time_s"] for a, b in zip(r, r[1:])][skip:]
+    return statistics.median(steps)
+
+
+def write_spec(path, gbit):
+    with open(path, "w") as f:
+        f.write("nodes:\n  - address: 10.0.0.1\n    cpus: [0]\n    chief: true\n"
+                f"    network_bandwidth: {gbit:.6g}\n"
+                "  - address: 10.0.0.2\n    cpus: [0]\n"
+                f"    network_bandwidth: {gbit:.6g}\n    ssh_config: c\n"
+                "ssh:\n  c: {username: root}\n")
+
+
+class Model:
+    def __init__(self, name, onnx, data, batch, compile_flags):
+        self.name, self.onnx, self.data = name, onnx, data
+        self.batch, self.flags = batch, compile_flags
+
+
+def export_models(a, work, torch_py):
+    models = {}
+    py = sys.executable
+    if "mlp" in a.models or "digits" in a.tasks:
+        run([py, os.path.join(ROOT, "examples", "digits", "make_data.py"),
+             "--out-dir", os.path.join(work, "digits")])
+        onnx = os.path.join(work, "mlp.onnx")
+        run([py, os.path.join(ROOT, "examples", "mlp", "make_mlp.py"), "--out",
+             onnx, "--hidden", str(a.mlp_hidden)])
+        # Speed: random inputs, so that the batch (the computation per byte
+        # communicated) is not bounded by digits' 1437 samples.
+        syn = os.path.join(work, "mlp-speed.npz")
+        rng = np.random.default_rng(0)
+        np.savez(syn, x=rng.standard_normal((4 * a.mlp_batch, 64)).astype(np.float32),
+                 labels=rng.integers(0, 10, 4 * a.mlp_batch).astype(np.int64))
+        models["mlp"] = Model("mlp", onnx, syn, a.mlp_batch,
+                              ["--optimizer=sgd", "--lr=0.01"])
+        models["digits"] = Model("mlp", onnx,
+                                 os.path.join(work, "digits", "train.npz"),
+                                 a.digits_batch, ["--optimizer=sgd", "--lr=0.1"])
+    for name in ("transformer", "gpt"):
+        if name not in a.models and not (name == "gpt" and "lm" in a.tasks):
+            continue
+        d = os.path.join(work, name)
+        extra = ["--layers", str(a.gpt_layers)] if name == "gpt" else []
+        run([torch_py, os.path.join(ROOT, "examples", "torch",
+                                    "make_torch_models.py"), "export", "--model",
+             name, "--samples", str(2 * a.batch * (a.acc_steps + 1)),
+             "--out-dir", d] + extra)
+        flags = ["--optimizer=adam", "--lr=0.003"]
+        if name == "gpt":
+            flags.append(f"--input-shape=ids:{a.batch}x16")
+        models[name] = Model(name, os.path.join(d, name + ".onnx"),
+                             os.path.join(d, "data.npz"), a.batch, flags)
+    return models
+
+
+def compile_model(m, out, spec, extra):
+    run([COMPILER, m.onnx, "--train", "--quiet", f"--cluster={spec}", "-o", out]
+        + m.flags + extra)
+
+
+def train(exe, m, log, steps, spec=None, env=None):
+    flags = [f"--data={m.data}", f"--steps={steps}", f"--batch-size={m.batch}",
+             f"--log={log}"]
+    if spec:
+        run([NETCLUSTER, "run", f"--cluster={spec}", "--quiet", "--", exe]
+            + flags, env=env)
+    else:
+        run([exe] + flags + ["--pin=none"], env=env)
+
+
+VARIANTS = {
+    "sync": [],
+    "stale (auto)": ["--staleness=1", "--stale=auto"],
+    "stale (all)": ["--staleness=1"],
+}
+COMPENSATIONS = {
+    "sync": [],
+    "stale": ["--staleness=1"],
+    "stale + WP": ["--staleness=1", "--compensation=weight_prediction",
+                   "--stale-warmup=5"],
+    "stale + DC": ["--staleness=1", "--compensation=delay_compensation",
+                   "--dc-lambda=0.5"],
+}
+
+
+def speed(a, m, work, env):
+    spec = os.path.join(work, f"{m.name}.cluster.yaml")
+    write_spec(spec, 1.0)  # for the 1-rank calibration only
+    one = os.path.join(work, f"{m.name}.sync.train")
+    compile_model(m, one, spec, [])
+    log = os.path.join(work, f"{m.name}.calib.jsonl")
+    train(one, m, log, a.steps, env=env)
+    compute = median_step_s(log)
+    # The bytes the synchronous step all-reduces (counted on 1 rank too).
+    nbytes = rows(log)[-1]["comm_bytes"]
+    # The link's effective rate is below tbf's (TCP, the ring's two phases):
+    # measure the synchronous communication at a first guess and scale the
+    # rate so that it takes as long as the computation.
+    gbit = nbytes * 8 / compute / 1e9
+    for _ in range(2):
+        write_spec(spec, gbit)
+        probe = os.path.join(work, f"{m.name}.probe.jsonl")
+        train(one, m, probe, a.steps, spec=spec, env=env)
+        comm = max(median_step_s(probe) - compute, 0.05 * compute)
+        gbit *= comm / compute
+    write_spec(spec, gbit)
+    exes = {}
+    for v, flags in VARIANTS.items():
+        exes[v] = os.path.join(work, f"{m.name}.speed{len(exes)}.train")
+        compile_model(m, exes[v], spec, flags)
+    explain = run([COMPILER, m.onnx, "--train", f"--cluster={spec}", "--explain",
+                   "--staleness=1", "--stale=auto", "--emit=strategy", "-o",
+                   os.path.join(work, f"{m.name}.strategy.json")] + m.flags)
+    stale_auto = [l.split()[0] for l in explain.splitlines()
+                  if l.rstrip().endswith(" yes")]
+    times = {v: [] for v in VARIANTS}
+    for r in range(a.rounds):
+        for v in VARIANTS:
+            k = list(VARIANTS).index(v)
+            log = os.path.join(work, f"{m.name}.speed{k}.{r}.jsonl")
+            train(exes[v], m, log, a.steps, spec=spec, env=env)
+            times[v].append(median_step_s(log))
+            print(f"  {m.name} round {r + 1}: {v}: {1e3 * times[v][-1]:.2f} ms/step",
+                  flush=True)
+    med = {v: statistics.median(t) for v, t in times.items()}
+    return {"compute_ms": 1e3 * compute, "bytes_per_step": nbytes,
+            "bandwidth_gbit": gbit, "stale_auto": stale_auto,
+            "median_step_ms": {v: 1e3 * t for v, t in med.items()},
+            "samples_per_s": {v: 2 * m.batch / t for v, t in med.items()},
+            "speedup": {v: med["sync"] / t for v, t in med.items()},
+            "runs_ms": {v: [1e3 * x for x in t] for v, t in times.items()}}
+
+
+def accuracy(a, m, work, env, gbit):
+    spec = os.path.join(work, f"{m.name}.acc.yaml")
+    write_spec(spec, gbit)
+    curves, final = {}, {}
+    for v, flags in COMPENSATIONS.items():
+        exe = os.path.join(work, f"{m.name}.acc{len(curves)}.train")
+        compile_model(m, exe, spec, flags)
+        log = os.path.join(work, f"{m.name}.acc{len(curves)}.jsonl")
+        train(exe, m, log, a.acc_steps, spec=spec, env=env)
+        r = rows(log)
+        curves[v] = [(x["step"], x["time_s"], x["loss"]) for x in r]
+        final[v] = statistics.mean(x["loss"] for x in r[-10:])
+        print(f"  {m.name}: {v}: final loss {final[v]:.4f}", flush=True)
+    rel = {v: (final[v] - final["sync"]) / final["sync"] for v in final}
+    return {"bandwidth_gbit": gbit, "steps": a.acc_steps, "final_loss": final,
+            "relative_to_sync": rel, "curves": curves}
+
+
+def plot(task, result, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for v, c in result["curves"].items():
+        ax1.plot([s for s, _, _ in c], [l for _, _, l in c], label=v, lw=1)
+        ax2.plot([t for _, t, _ in c], [l for _, _, l in c], label=v, lw=1)
+    ax1.set_xlabel("step")
+    ax2.set_xlabel("wall-clock time (s)")
+    for ax in (ax1, ax2):
+        ax.set_ylabel("loss")
+        ax.set_yscale("log")
+        ax.legend()
+    fig.suptitle(f"{task}: 2 emulated nodes at {result['bandwidth_gbit']:.3g} Gbit/s")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--plot":
+        with open(sys.argv[3]) as f:
+            return plot(sys.argv[2], json.load(f), sys.argv[4])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default="mlp,transformer,gpt")
+    ap.add_argument("--tasks", default="digits,lm")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--acc-steps", type=int, default=300)
+    ap.add_argument("--batch", type=int, default=128, help="per rank (torch models)")
+    ap.add_argument("--mlp-batch", type=int, default=2048,
+                    help="per rank, speed (random data)")
+    ap.add_argument("--digits-batch", type=int, default=128,
+                    help="per rank, accuracy (digits: 1437 training samples)")
+    ap.add_argument("--mlp-hidden", type=int, default=2048)
+    ap.add_argument("--gpt-layers", type=int, default=4)
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench", "results"))
+    a = ap.parse_args()
+    a.models = [m for m in a.models.split(",") if m]
+    a.tasks = [t for t in a.tasks.split(",") if t]
+    torch_py = os.environ.get("AUTODIST_TORCH_PYTHON",
+                              os.path.join(ROOT, "build", "torch-venv", "bin", "python"))
+    if not os.path.exists(torch_py):
+        sys.exit(f"staleness.py: no interpreter with torch at {torch_py} "
+                 "(scripts/setup-torch.sh, or set AUTODIST_TORCH_PYTHON)")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    work = tempfile.mkdtemp(prefix="staleness.")
+    print(f"work directory {work}", flush=True)
+    models = export_models(a, work, torch_py)
+    result = {"machine": platform.node(), "cpus": os.cpu_count(),
+              "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+              "rounds": a.rounds, "steps": a.steps, "speed": {}, "accuracy": {}}
+    for name in a.models:
+        print(f"speed: {name}", flush=True)
+        result["speed"][name] = speed(a, models[name], work, env)
+    for task, name in (("digits", "mlp"), ("lm", "gpt")):
+        if task not in a.tasks:
+            continue
+        gbit = result["speed"].get(name, {}).get("bandwidth_gbit")
+        if gbit is None:
+            sys.exit(f"staleness.py: task {task} needs the speed run of {name}")
+        print(f"accuracy: {task} ({name})", flush=True)
+        acc = accuracy(a, models["digits" if task == "digits" else name], work,
+                       env, gbit)
+        result["accuracy"][task] = acc
+        os.makedirs(a.out_dir, exist_ok=True)
+        # matplotlib is Debian's (scripts/setup-torch.sh), in the torch venv.
+        curves = os.path.join(work, f"{task}.curves.json")
+        with open(curves, "w") as f:
+            json.dump(acc, f)
+        run([torch_py, os.path.abspath(__file__), "--plot", task, curves,
+             os.path.join(a.out_dir, f"staleness-{task}.png")])
+    result["load_average"] = os.getloadavg()
+    os.makedirs(a.out_dir, exist_ok=True)
+    with open(os.path.join(a.out_dir, "staleness.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    lines = ["Speed: 2 emulated nodes x 1 rank; the link set so that synchronous "
+             "communication ~ computation (B*8/T); median of "
+             f"{a.rounds} rounds of the median step over {a.steps} steps.", "",
+             "| model | computation (ms) | bytes/step | link (Gbit/s) | sync (ms) | "
+             "stale auto (ms) | stale all (ms) | auto / sync | all / sync | auto set |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, s in result["speed"].items():
+        t = s["median_step_ms"]
+        lines.append(
+            f"| {name} | {s['compute_ms']:.2f} | {s['bytes_per_step']} | "
+            f"{s['bandwidth_gbit']:.3g} | {t['sync']:.2f} | {t['stale (auto)']:.2f} | "
+            f"{t['stale (all)']:.2f} | {s['speedup']['stale (auto)']:.2f}x | "
+            f"{s['speedup']['stale (all)']:.2f}x | {len(s['stale_auto'])} params |")
+    if result["accuracy"]:
+        lines += ["", "Accuracy: final loss (mean of the last 10 steps), all "
+                  "parameters stale.", "",
+                  "| task | steps | sync | stale | stale + WP | stale + DC |",
+                  "|---|---|---|---|---|---|"]
+        for task, acc in result["accuracy"].items():
+            f_, r_ = acc["final_loss"], acc["relative_to_sync"]
+            cells = " | ".join(f"{f_[v]:.4f} ({100 * r_[v]:+.1f}%)"
+                               for v in ("stale", "stale + WP", "stale + DC"))
+            lines.append(f"| {task} | {acc['steps']} | {f_['sync']:.4f} | {cells} |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(a.out_dir, "staleness.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
