@@ -3,14 +3,16 @@
 emulated cluster: speed and accuracy.
 
 Speed: for the MLP (examples/mlp/make_mlp.py, --mlp-hidden units, random
-data at --mlp-batch per rank),
-the Transformer encoder and the GPT-style decoder (examples/torch, exported by
-PyTorch), on 2 emulated nodes x 1 rank (scripts/netcluster.sh). The link is
+data at --mlp-batch per rank), the Transformer encoder (examples/models,
+d = 128, vocabulary 2000, 32 tokens, 392k parameters) and the GPT-style
+decoder (examples/torch, exported by PyTorch, --gpt-layers blocks), on 2 emulated nodes x 1 rank (scripts/netcluster.sh). The link is
 set per model so that synchronous communication takes about as long as the
-computation: a 1-rank run measures the step's computation T and its
-all-reduce bytes B, the link starts at B*8/T bits per second (a 2-node ring
-moves B bytes per node each step), and two synchronous probes on the
-cluster scale it until the step's communication (its time minus T) is T. Reports the median step time of
+computation: the synchronous step on the cluster with a 100 Gbit/s link
+measures the step's computation T (two ranks side by side on this machine
+compute slower than one alone) and its all-reduce bytes B, the link starts
+at B*8/T bits per second (a 2-node ring moves B bytes per node each step),
+and two synchronous probes scale it until the step's communication (its
+time minus T) is T. Reports the median step time of
 synchronous all-reduce, stale with the automatic stale set (--stale=auto,
 the cost model fed that bandwidth) and stale with every parameter stale,
 interleaved over --rounds rounds, as samples/s ratios.
@@ -100,8 +102,22 @@ def export_models(a, work, torch_py):
         models["digits"] = Model("mlp", onnx,
                                  os.path.join(work, "digits", "train.npz"),
                                  a.digits_batch, ["--optimizer=sgd", "--lr=0.1"])
-    for name in ("transformer", "gpt"):
-        if name not in a.models and not (name == "gpt" and "lm" in a.tasks):
+    if "transformer" in a.models:
+        # examples/models' encoder at a size whose gradients load the link
+        # (PyTorch's export in examples/torch has 80 kB of them: the link's
+        # 64 KiB burst would carry most of a step's).
+        onnx = os.path.join(work, "transformer.onnx")
+        data = os.path.join(work, "transformer.npz")
+        run([py, os.path.join(ROOT, "examples", "models", "make_models.py"),
+             "--kind", "transformer", "--out", onnx, "--dim", "128", "--vocab",
+             "2000", "--seq", "32"])
+        run([py, os.path.join(ROOT, "examples", "ops", "make_op_data.py"),
+             "--model", onnx, "--out", data, "--samples", str(8 * a.tf_batch),
+             "--labels", "4", "--int-high", "2000"])
+        models["transformer"] = Model("transformer", onnx, data, a.tf_batch,
+                                      ["--optimizer=adam", "--lr=0.003"])
+    for name in ("gpt",):
+        if name not in a.models and "lm" not in a.tasks:
             continue
         d = os.path.join(work, name)
         extra = ["--layers", str(a.gpt_layers)] if name == "gpt" else []
@@ -109,6 +125,7 @@ def export_models(a, work, torch_py):
                                     "make_torch_models.py"), "export", "--model",
              name, "--samples", str(2 * a.batch * (a.acc_steps + 1)),
              "--out-dir", d] + extra)
+        # (samples: enough for every step of every run without wrapping)
         flags = ["--optimizer=adam", "--lr=0.003"]
         if name == "gpt":
             flags.append(f"--input-shape=ids:{a.batch}x16")
@@ -152,10 +169,13 @@ def speed(a, m, work, env):
     write_spec(spec, 1.0)  # for the 1-rank calibration only
     one = os.path.join(work, f"{m.name}.sync.train")
     compile_model(m, one, spec, [])
+    # The computation: the synchronous step on the cluster with a fast link
+    # (two ranks computing side by side on this machine are slower than one
+    # alone, so 1 rank would understate it).
+    write_spec(spec, 100.0)
     log = os.path.join(work, f"{m.name}.calib.jsonl")
-    train(one, m, log, a.steps, env=env)
+    train(one, m, log, a.steps, spec=spec, env=env)
     compute = median_step_s(log)
-    # The bytes the synchronous step all-reduces (counted on 1 rank too).
     nbytes = rows(log)[-1]["comm_bytes"]
     # The link's effective rate is below tbf's (TCP, the ring's two phases):
     # measure the synchronous communication at a first guess and scale the
@@ -195,7 +215,7 @@ def speed(a, m, work, env):
             "runs_ms": {v: [1e3 * x for x in t] for v, t in times.items()}}
 
 
-def accuracy(a, m, work, env, gbit):
+def accuracy(a, m, work, env, gbit, steps):
     spec = os.path.join(work, f"{m.name}.acc.yaml")
     write_spec(spec, gbit)
     curves, final = {}, {}
@@ -203,13 +223,13 @@ def accuracy(a, m, work, env, gbit):
         exe = os.path.join(work, f"{m.name}.acc{len(curves)}.train")
         compile_model(m, exe, spec, flags)
         log = os.path.join(work, f"{m.name}.acc{len(curves)}.jsonl")
-        train(exe, m, log, a.acc_steps, spec=spec, env=env)
+        train(exe, m, log, steps, spec=spec, env=env)
         r = rows(log)
         curves[v] = [(x["step"], x["time_s"], x["loss"]) for x in r]
         final[v] = statistics.mean(x["loss"] for x in r[-10:])
         print(f"  {m.name}: {v}: final loss {final[v]:.4f}", flush=True)
     rel = {v: (final[v] - final["sync"]) / final["sync"] for v in final}
-    return {"bandwidth_gbit": gbit, "steps": a.acc_steps, "final_loss": final,
+    return {"bandwidth_gbit": gbit, "steps": steps, "final_loss": final,
             "relative_to_sync": rel, "curves": curves}
 
 
@@ -241,8 +261,11 @@ def main():
     ap.add_argument("--tasks", default="digits,lm")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=40)
-    ap.add_argument("--acc-steps", type=int, default=300)
-    ap.add_argument("--batch", type=int, default=128, help="per rank (torch models)")
+    ap.add_argument("--acc-steps", type=int, default=300, help="digits")
+    ap.add_argument("--lm-steps", type=int, default=60,
+                    help="the LM task (its loss is near 0 after ~100 steps)")
+    ap.add_argument("--batch", type=int, default=128, help="per rank (GPT)")
+    ap.add_argument("--tf-batch", type=int, default=64, help="per rank (Transformer)")
     ap.add_argument("--mlp-batch", type=int, default=2048,
                     help="per rank, speed (random data)")
     ap.add_argument("--digits-batch", type=int, default=128,
@@ -276,7 +299,7 @@ def main():
             sys.exit(f"staleness.py: task {task} needs the speed run of {name}")
         print(f"accuracy: {task} ({name})", flush=True)
         acc = accuracy(a, models["digits" if task == "digits" else name], work,
-                       env, gbit)
+                       env, gbit, a.acc_steps if task == "digits" else a.lm_steps)
         result["accuracy"][task] = acc
         os.makedirs(a.out_dir, exist_ok=True)
         # matplotlib is Debian's (scripts/setup-torch.sh), in the torch venv.

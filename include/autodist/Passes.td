@@ -218,7 +218,9 @@ def StalenessPipeline : Pass<"dist-staleness-pipeline", "mlir::ModuleOp"> {
     `dist.all_reduce_start` per bucket whose future is a result of
     `@train_step` (tagged `dist.inflight`), and the step waits for the
     future of step t - 1, an argument with the same tag, right before its
-    own start, and applies that gradient. The future is state that crosses
+    own start, and applies that gradient. Both come at the end of the step,
+    after the synchronous collectives (whose bytes then go first on the
+    wire; the stale bucket has the whole next step to travel). The future is state that crosses
     steps, like optimizer state: the manifest names it and checkpoints hold
     it (drained). Steps 0 .. W-1 (`warmup = W`) are synchronous and start
     zeros; step W applies nothing (nothing is in flight), as step 0 does
@@ -246,6 +248,7 @@ def StalenessPipeline : Pass<"dist-staleness-pipeline", "mlir::ModuleOp"> {
     %r:2 = dist.all_reduce mean %gw, %loss : tensor<4x3xf32>, tensor<f32>
     // with w stale becomes (%in: the function argument of the same type)
     %r = dist.all_reduce mean %loss : tensor<f32>
+    // ... at the end of the step:
     %prev = dist.wait %in : !dist.future<tensor<4x3xf32>>
     %out = dist.all_reduce_start mean %gw : tensor<4x3xf32>
         -> !dist.future<tensor<4x3xf32>>

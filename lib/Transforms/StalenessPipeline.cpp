@@ -299,27 +299,23 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
   DenseSet<unsigned> staleResults;
   SmallVector<Value> grads;
   SmallVector<StringRef> names;
-  Operation *last = nullptr;
   for (StaleParam *p : stale) {
     staleResults.insert(p->resultNo);
-    Value g = bucket.getInputs()[p->resultNo];
-    grads.push_back(g);
+    grads.push_back(bucket.getInputs()[p->resultNo]);
     names.push_back(p->name.getValue());
-    if (Operation *def = g.getDefiningOp())
-      if (!last || last->isBeforeInBlock(def))
-        last = def;
   }
   auto futureType = dist::FutureType::get(
       b.getContext(), llvm::to_vector(ValueRange(grads).getTypes()));
   std::string name = "inflight." + std::to_string(index);
   BlockArgument in = addInflight(name, futureType, names);
 
-  // The previous step's gradients: waited for as late as possible, right
-  // before this step's start reuses their buffer.
-  if (last)
-    b.setInsertionPointAfter(last);
-  else
-    b.setInsertionPoint(bucket);
+  // At the end of the step: the previous step's gradients are waited for as
+  // late as possible (they had the whole step to travel), right before this
+  // step's start reuses their buffer; and the start comes after the
+  // synchronous collectives have started, whose bytes then go first on the
+  // wire (a rank pair's messages travel in order: the loss all-reduce of a
+  // step would otherwise queue behind the stale bucket).
+  b.setInsertionPoint(step.getBody().front().getTerminator());
   SmallVector<Value> sources = grads;
   if (cond.warm) // warm-up steps start zeros: nothing is in flight after
     for (Value &s : sources)

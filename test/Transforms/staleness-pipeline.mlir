@@ -15,11 +15,13 @@
 // CHECK: %[[S:.*]] = tensor.extract %[[STEP]][]
 // CHECK: %[[IDLE:.*]] = arith.cmpf oeq, %[[S]], %{{.*}}
 // CHECK: %[[IDLET:.*]] = tensor.from_elements %[[IDLE]]
+// The wait and the start come at the end of the step, after the synchronous
+// bucket (whose bytes then go first on the wire).
 // CHECK: %[[G:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
-// CHECK-NEXT: %[[PREV:.*]] = dist.wait %[[IN]] : !dist.future<tensor<8x4xf32>>
-// CHECK-NEXT: %[[OUT:.*]] = dist.all_reduce_start mean %[[G]] : tensor<8x4xf32> -> !dist.future<tensor<8x4xf32>>
 // CHECK: %[[R:.*]]:3 = dist.all_reduce mean %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8x3xf32>, tensor<f32>
-// CHECK: %[[U:.*]] = nn.sgd_update %[[W1]], %[[PREV]]
+// CHECK: %[[PREV:.*]] = dist.wait %[[IN]] : !dist.future<tensor<8x4xf32>>
+// CHECK-NEXT: %[[OUT:.*]] = dist.all_reduce_start mean %[[G]] : tensor<8x4xf32> -> !dist.future<tensor<8x4xf32>>
+// CHECK-NEXT: %[[U:.*]] = nn.sgd_update %[[W1]], %[[PREV]]
 // CHECK: %[[HOLD:.*]] = nn.where %[[IDLET]], %[[W1]], %[[U]]
 // CHECK: return %[[R]]#2, %[[HOLD]], %{{.*}}, %{{.*}}, %[[OUT]]
 
