@@ -70,6 +70,9 @@ private:
   /// Appends `v` as the result of state `name`.
   void setStateOut(StringRef name, Value v);
   void predictWeights(StaleParam &p);
+  /// The number of ranks, an argument of the step (`dist.ranks`, f32) the
+  /// runtime passes last (docs/abi.md); added on first use.
+  Value rankCount();
   Value compensateDelay(StaleParam &p, Value grad);
   void rewriteBucket(dist::AllReduceOp bucket, ArrayRef<StaleParam *> stale,
                      unsigned index);
@@ -90,7 +93,20 @@ private:
   StepConditions cond;
   // New state and in-flight arguments, in order, with their results.
   SmallVector<std::pair<StringAttr, Value>> stateOut, inflightOut;
+  Value ranks;
 };
+
+Value StalenessRewriter::rankCount() {
+  if (ranks)
+    return ranks;
+  unsigned at = step.getNumArguments();
+  auto attrs =
+      b.getDictionaryAttr(b.getNamedAttr("dist.ranks", b.getUnitAttr()));
+  (void)step.insertArgument(at, RankedTensorType::get({}, b.getF32Type()),
+                            attrs, step.getLoc());
+  ranks = step.getArgument(at);
+  return ranks;
+}
 
 /// The argument of `step` tagged `tag = name`, if any.
 BlockArgument taggedArg(func::FuncOp step, StringRef tag, StringRef name) {
@@ -109,11 +125,6 @@ LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
   step.walk([&](nn::OptimizerUpdateOpInterface u) {
     updates[u.getUpdatedParam()] = u;
   });
-  if (pipe.getCompensation() == dist::Compensation::WeightPrediction &&
-      pipe.getEstimator() == dist::WPEstimator::LocalPrevSync)
-    return step.emitOpError(
-        "the weight-prediction estimator local_prev_sync is not supported "
-        "yet (it needs the rank count in the step); use local or prev_sync");
   for (StringRef name : staleNames) {
     BlockArgument arg = taggedArg(step, "nn.param", name);
     if (!arg)
@@ -249,8 +260,17 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
     // The last gradient applied (the synchronized one of two steps back).
     estimate = addState(base + "/wp_prev_sync", type);
     break;
-  case dist::WPEstimator::LocalPrevSync:
-    llvm_unreachable("refused by collect()");
+  case dist::WPEstimator::LocalPrevSync: {
+    // The last gradient applied with this rank's share of it replaced by
+    // its newer gradient: ḡ_{t-2} - g_{t-2}/n + g_{t-1}/n.
+    Value prevSync = addState(base + "/wp_prev_sync", type);
+    Value local = addState(base + "/wp_local_grad", type);
+    Value localPrev = addState(base + "/wp_local_prev_grad", type);
+    Value diff = nn::SubOp::create(b, loc, type, local, localPrev);
+    Value share = nn::DivOp::create(b, loc, type, diff, rankCount());
+    estimate = nn::AddOp::create(b, loc, type, prevSync, share);
+    break;
+  }
   }
   b.setInsertionPointAfterValue(cond.predictTensor);
   Operation *clone = b.clone(*p.update.getOperation());
@@ -353,9 +373,14 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
     std::string base = p->name.getValue().str();
     if (pipe.getCompensation() != dist::Compensation::WeightPrediction)
       continue;
-    if (pipe.getEstimator() == dist::WPEstimator::Local)
-      setStateOut(base + "/wp_local_grad", bucket.getInputs()[p->resultNo]);
-    else // the last gradient applied; kept through the idle step
+    dist::WPEstimator est = pipe.getEstimator();
+    Value local = bucket.getInputs()[p->resultNo];
+    if (est == dist::WPEstimator::LocalPrevSync)
+      setStateOut(base + "/wp_local_prev_grad",
+                  taggedArg(step, "nn.state", base + "/wp_local_grad"));
+    if (est != dist::WPEstimator::PrevSync)
+      setStateOut(base + "/wp_local_grad", local);
+    if (est != dist::WPEstimator::Local) // kept through the idle step
       setStateOut(base + "/wp_prev_sync",
                   where(loc, cond.idleTensor,
                         taggedArg(step, "nn.state", base + "/wp_prev_sync"),
@@ -433,6 +458,14 @@ LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
           at = i + 1;
     return at;
   };
+  // docs/abi.md pairs new_state with state by position: the new results
+  // follow the order of their arguments.
+  auto argIndex = [&](StringAttr name) {
+    return taggedArg(step, "nn.state", name.getValue()).getArgNumber();
+  };
+  llvm::stable_sort(stateOut, [&](const auto &x, const auto &y) {
+    return argIndex(x.first) < argIndex(y.first);
+  });
   for (auto &[name, v] : stateOut)
     insertResult(endOf({"nn.loss", "nn.param_out", "nn.state_out"}),
                  "nn.state_out", name, v);

@@ -167,6 +167,7 @@ Manifest Manifest::parse(std::string_view text) {
             train.state[i].owners =
                 parseOwners(t["state"][i]["owners"], train.state[i]);
       }
+      train.ranksInput = t.value("ranks_input", false);
       if (t.contains("inflight") && !t["inflight"].is_null())
         for (const json &e : t.at("inflight")) {
           InflightSpec f;

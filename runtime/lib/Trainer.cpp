@@ -658,6 +658,8 @@ int Trainer::train() {
   // Dropout's generator key: a function of (seed, rank, step), no state.
   const std::optional<uint64_t> seed = this->seed();
   Tensor seedArg(DType::I64, {}), rankArg(DType::I64, {});
+  Tensor ranksArg(DType::F32, {}); // train.ranks_input
+  *ranksArg.data<float>() = static_cast<float>(size_);
   *seedArg.data<int64_t>() = static_cast<int64_t>(seed.value_or(0));
   *rankArg.data<int64_t>() = rank_;
   const bool progress = rank_ == 0 && isatty(STDERR_FILENO);
@@ -695,6 +697,8 @@ int Trainer::train() {
       args.add(seedArg);
       args.add(rankArg);
     }
+    if (manifest_.train->ranksInput)
+      args.add(ranksArg);
     args.add(loss);
     for (Tensor &p : nextParams_)
       args.add(p);

@@ -11,19 +11,20 @@ The rule, for the stale parameters S, warm-up W and step t (0-based):
   * t > W: a stale parameter is updated with the averaged gradient of step
     t - 1, delay-compensated with dc: g + lam*g*g*(w_t - w_{t-1}), or
     dc_adaptive: that term divided by sqrt(g*g + 1e-7);
-  * weight prediction (t > W): the forward and backward pass of step t run
-    on Opt(w_t, g_hat) for the stale parameters (the optimizer state not
-    advanced), g_hat = the local gradient of step t - 1 (local) or the
-    gradient applied in step t - 1 (prev_sync); the loss logged is that of
-    these weights.
+  * weight prediction (t > W): each rank's forward and backward pass of
+    step t run on Opt(w_t, g_hat) for the stale parameters (the optimizer
+    state not advanced), g_hat = the rank's own gradient of step t - 1
+    (local), the gradient applied in step t - 1 (prev_sync), or that one
+    with the rank's share replaced, + (g_{t-1} - g_{t-2}) / n
+    (local_prev_sync); the loss logged is the mean over the ranks of theirs.
 The others are synchronous. Step t reads samples [k*G, (k+1)*G) of the data,
 k = t mod floor(n/G), G the global batch.
 
 Usage: staleness.test.py MODEL DATA --global-batch G --steps T --lr LR
          --optimizer sgd|adam [--stale a,b|all] [--warmup W]
          [--compensation none|weight_prediction|delay_compensation]
-         [--estimator local|prev_sync] [--dc-variant dc|dc_adaptive]
-         [--dc-lambda L] LOG... [--rtol R]
+         [--estimator local|prev_sync|local_prev_sync] [--ranks N]
+         [--dc-variant dc|dc_adaptive] [--dc-lambda L] LOG... [--rtol R]
 """
 import argparse
 import json
@@ -84,23 +85,34 @@ def reference(args):
     stale = set(w) if args.stale == "all" else set(args.stale.split(","))
     opt = Optimizer(args.optimizer, args.lr)
     state = {p: opt.init(v) for p, v in w.items()}
-    inflight = {p: np.zeros_like(v) for p, v in w.items()}
-    local = {p: np.zeros_like(v) for p, v in w.items()}
-    prev_sync = {p: np.zeros_like(v) for p, v in w.items()}
-    prev_w = {p: np.zeros_like(v) for p, v in w.items()}
+    zeros = lambda: {p: np.zeros_like(v) for p, v in w.items()}
+    inflight, prev_sync, prev_w = zeros(), zeros(), zeros()
+    # Per rank: its own gradients of the last two steps (weight prediction).
+    n = args.ranks
+    local = [zeros() for _ in range(n)]
+    local_prev = [zeros() for _ in range(n)]
     G, W = args.global_batch, args.warmup
+    B = G // n
     batches = xs.shape[0] // G
     losses = []
     for t in range(args.steps):
         k = t % batches
-        x, y = xs[k * G:(k + 1) * G], ys[k * G:(k + 1) * G]
-        evaluated = dict(w)
-        if args.compensation == "weight_prediction" and t > W:
-            for p in stale:
-                ghat = local[p] if args.estimator == "local" else prev_sync[p]
-                evaluated[p], _ = opt.step(w[p], ghat, state[p], t + 1)
-        loss, g = forward_backward(evaluated, x, y)
-        losses.append(loss)
+        rank_losses, rank_grads = [], []
+        for r in range(n):
+            lo = k * G + r * B
+            x, y = xs[lo:lo + B], ys[lo:lo + B]
+            evaluated = dict(w)
+            if args.compensation == "weight_prediction" and t > W:
+                for p in stale:
+                    ghat = {"local": local[r][p], "prev_sync": prev_sync[p],
+                            "local_prev_sync": prev_sync[p]
+                            + (local[r][p] - local_prev[r][p]) / n}[args.estimator]
+                    evaluated[p], _ = opt.step(w[p], ghat, state[p], t + 1)
+            loss, g = forward_backward(evaluated, x, y)
+            rank_losses.append(loss)
+            rank_grads.append(g)
+        losses.append(np.mean(rank_losses))
+        g = {p: np.mean([rg[p] for rg in rank_grads], axis=0) for p in w}
         new_w = {}
         for p in w:
             if p not in stale or t < W:
@@ -120,7 +132,9 @@ def reference(args):
                 prev_sync[p] = applied
         for p in stale:
             inflight[p] = g[p] if t >= W else np.zeros_like(g[p])
-            local[p] = g[p]
+            for r in range(n):
+                local_prev[r][p] = local[r][p]
+                local[r][p] = rank_grads[r][p]
             prev_w[p] = w[p]
         w = new_w
     return losses
@@ -141,6 +155,10 @@ def main():
     ap.add_argument("--estimator", default="local")
     ap.add_argument("--dc-variant", default="dc")
     ap.add_argument("--dc-lambda", type=float, default=0.5)
+    ap.add_argument("--ranks", type=int, default=1,
+                    help="ranks of the logged runs (each computes on its "
+                         "share of the global batch; weight prediction's "
+                         "local estimates are per rank)")
     ap.add_argument("--rtol", type=float, default=1e-5)
     ap.add_argument("--sync-rtol", type=float, default=None,
                     help="also require the reference to differ from a "

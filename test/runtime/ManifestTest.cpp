@@ -172,6 +172,10 @@ TEST(Manifest, Inflight) {
   EXPECT_EQ(m.train->inflight[0].buffer.shape, std::vector<int64_t>{14});
   EXPECT_TRUE(m.train->inflight[0].mean);
   EXPECT_EQ(m.train->inflight[0].params, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(m.train->ranksInput);
+  EXPECT_TRUE(Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "ranks_input": true}})")
+                  .train->ranksInput);
 }
 
 // The cluster's nodes and the parts of the optimizer state that parameter

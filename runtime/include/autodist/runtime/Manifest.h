@@ -61,7 +61,9 @@ struct TrainSpec {
   std::optional<TensorSpec> labels;   // absent: the loss takes no labels
   std::vector<TensorSpec> state;      // optimizer state, f32, starts at zero
   std::vector<InflightSpec> inflight; // in-flight state, starts empty
-  LrSchedule schedule;                // absent in the manifest: constant
+  /// The train step takes the number of ranks (f32, rank 0) last.
+  bool ranksInput = false;
+  LrSchedule schedule; // absent in the manifest: constant
   /// Present when the train step takes the generator's key (seed, rank):
   /// the model has dropout. The compiled default; --seed overrides it.
   std::optional<uint64_t> seed;
