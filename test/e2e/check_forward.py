@@ -8,7 +8,8 @@ to the input's element type) and compares graph output 0 with ``pred.npy``.
 Element-wise relative difference, with onnxruntime's output as reference b
 and the prediction as a:
 
-    rel = |a - b| / max(|b|, floor)     (floor: --floor, default 1e-3)
+    rel = |a - b| / max(|b|, floor)     (floor: the larger of --floor,
+                                         default 1e-3, and 1e-3 * max|b|)
 
 PASS iff the shapes match, pred is finite, and max(rel) <= --rtol
 (i.e. |a - b| <= rtol * max(|b|, 1e-3) everywhere). Also prints the
@@ -25,6 +26,7 @@ import sys
 import numpy as np
 
 FLOOR = 1e-3
+SCALE_FLOOR = 1e-3  # times the largest |reference| value
 
 
 def run(args):
@@ -61,7 +63,9 @@ def run(args):
     if not np.all(np.isfinite(pred)):
         raise ValueError("pred contains non-finite values")
     a, b = pred.astype(np.float64), ref.astype(np.float64)
-    floor = args.floor
+    # Near zero, float32 error follows the output's magnitude, not the
+    # element's: the floor grows with the largest reference value.
+    floor = max(args.floor, SCALE_FLOOR * float(np.abs(b).max(initial=0.0)))
     rel = np.abs(a - b) / np.maximum(np.abs(b), floor)
     worst = float(rel.max()) if rel.size else 0.0
     where = np.unravel_index(int(rel.argmax()), rel.shape) if rel.size else ()
