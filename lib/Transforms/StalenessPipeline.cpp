@@ -48,7 +48,8 @@ struct StaleParam {
 /// `warm` for steps 1..W, `idle` for step W+1 (nothing in flight), `predict`
 /// after it.
 struct StepConditions {
-  Value warm, idle, predict; // i1 scalars (warm only when W > 0)
+  Value warm, idle, predict; // i1 scalars (warm only when W > 0, predict
+                             // only with weight prediction)
   Value warmTensor, idleTensor, predictTensor; // the same as tensor<i1>
 };
 
@@ -195,9 +196,11 @@ void StalenessRewriter::buildConditions() {
   }
   cond.idle =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, f32(w + 1));
+  cond.idleTensor = asTensor(cond.idle);
+  if (pipe.getCompensation() != dist::Compensation::WeightPrediction)
+    return; // only weight prediction reads `predict`
   cond.predict =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s, f32(w + 1.5));
-  cond.idleTensor = asTensor(cond.idle);
   cond.predictTensor = asTensor(cond.predict);
 }
 
