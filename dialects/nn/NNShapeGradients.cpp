@@ -29,6 +29,33 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   return success();
 }
 
+/// The result gradient where the input was placed: a slice along the
+/// padded dims (none padded: the gradient itself).
+LogicalResult PadOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> pads = getPads();
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> starts, ends, axes;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!pads[i] && !pads[rank + i])
+      continue;
+    starts.push_back(pads[i]);
+    ends.push_back(pads[i] + in.getDimSize(i));
+    axes.push_back(i);
+  }
+  if (axes.empty()) {
+    operandGrads.assign({resultGrads[0]});
+    return success();
+  }
+  SmallVector<int64_t> steps(axes.size(), 1);
+  operandGrads.assign({SliceOp::create(
+      b, getLoc(), resultGrads[0], b.getDenseI64ArrayAttr(starts),
+      b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(axes),
+      b.getDenseI64ArrayAttr(steps))});
+  return success();
+}
+
 /// The results' gradients concatenated back; an unused result contributes
 /// zeros shaped like it.
 LogicalResult SplitOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,

@@ -114,6 +114,29 @@ Results SliceGradOp::lowerToLinalg(OpBuilder &b) {
       b, loc, grad, out, offsets, sizes, strides)};
 }
 
+/// `value` everywhere, then the input inserted after the leading pads (a
+/// dynamic dim is not padded, so emptyLike sizes it from the input).
+Results PadOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value input = getInput();
+  Value out = linalg::FillOp::create(
+                  b, loc, f32Const(b, loc, getValue().convertToFloat()),
+                  emptyLike(b, loc, getType(), {input}))
+                  .getResult(0);
+  RankedTensorType in = typeOf(input);
+  if (llvm::is_contained(in.getShape(), 0))
+    return SmallVector<Value>{out};
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    offsets.push_back(b.getIndexAttr(getPads()[i]));
+    sizes.push_back(in.isDynamicDim(i) ? tensorDim(b, loc, input, i)
+                                       : b.getIndexAttr(in.getDimSize(i)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  return SmallVector<Value>{tensor::InsertSliceOp::create(
+      b, loc, input, out, offsets, sizes, strides)};
+}
+
 /// Each result is a tensor.extract_slice at the sum of the sizes before it.
 Results SplitOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();

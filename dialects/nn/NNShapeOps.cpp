@@ -179,6 +179,52 @@ LogicalResult SliceGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+/// Why `pads` cannot pad a tensor of `shape`, or an empty string.
+static std::string padsError(ArrayRef<int64_t> shape, ArrayRef<int64_t> pads) {
+  int64_t rank = shape.size();
+  if ((int64_t)pads.size() != 2 * rank)
+    return "has " + std::to_string(pads.size()) + " pads for rank " +
+           std::to_string(rank) + " (2 x rank expected)";
+  for (int64_t i = 0; i < rank; ++i) {
+    if (pads[i] < 0 || pads[rank + i] < 0)
+      return "pads of dim " + std::to_string(i) + " are negative";
+    if (ShapedType::isDynamic(shape[i]) && (pads[i] || pads[rank + i]))
+      return "pads the dynamic dim " + std::to_string(i);
+  }
+  return "";
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *ctx,
+                                      std::optional<Location> loc,
+                                      ValueRange operands, DictionaryAttr attrs,
+                                      OpaqueProperties props, RegionRange,
+                                      SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  auto in = rankedType(op.getInput());
+  ArrayRef<int64_t> shape = in.getShape(), pads = op.getPads();
+  std::string error = padsError(shape, pads);
+  if (!error.empty())
+    return emitOptionalError(loc, "nn.pad of ", shapeStr(shape), " ", error);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> out(shape);
+  for (int64_t i = 0; i < rank; ++i)
+    if (!ShapedType::isDynamic(out[i]))
+      out[i] += pads[i] + pads[rank + i];
+  results.push_back(RankedTensorType::get(out, Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  std::string error = padsError(getInput().getType().getShape(), getPads());
+  if (!error.empty())
+    return emitOpError() << error;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // SplitOp
 //===----------------------------------------------------------------------===//
 

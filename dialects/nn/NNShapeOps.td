@@ -59,6 +59,27 @@ def NN_SliceGradOp : NN_Op<"slice_grad"> {
   let hasVerifier = 1;
 }
 
+def NN_PadOp : NN_DiffOp<"pad"> {
+  let summary = "Pads a tensor with a constant (ONNX Pad, constant mode)";
+  let description = [{
+    ONNX `Pad` in `constant` mode with non-negative pads (the importer
+    slices first for negative ones): `pads` holds the count added before
+    each dim, then the count added after each dim; the new positions hold
+    `value`. A dynamic dim takes no padding. Lowers to `linalg.fill` and
+    `tensor.insert_slice`; the gradient is the `nn.slice` of the result
+    gradient where the input was placed.
+
+    ```mlir
+    %y = nn.pad %x {pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 2>, value = 0.0 : f32}
+        : (tensor<?x3x4x4xf32>) -> tensor<?x3x6x6xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input, DenseI64ArrayAttr:$pads,
+                   F32Attr:$value);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
 def NN_SplitOp : NN_DiffOp<"split"> {
   let summary = "Splits a tensor into consecutive chunks along an axis";
   let description = [{

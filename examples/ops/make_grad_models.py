@@ -23,7 +23,8 @@ Models (opset 17 unless noted):
   softmax, log_softmax, reduce_sum, reduce_mean, reduce_max, transpose,
   squeeze, unsqueeze, concat, matmul_nd (N-D x 2-D, 1-D operands),
   matmul_batched (batch x batch, broadcast batch dims), slice (positive
-  and negative steps), split (an unused output; num_outputs, opset 18),
+  and negative steps), pad (a constant value, a crop, axes; opset 18),
+  split (an unused output; num_outputs, opset 18),
   expand, trilu, clip (bound inputs, one absent or empty; opset 13),
   clip_opset10 (min/max attributes, opset 10), hard_sigmoid, hard_swish
   (opset 14)
@@ -241,6 +242,17 @@ def slice_(m):
            [2, 3])
 
 
+def pad(m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    # Leading and trailing pads, a constant value; a crop (negative pad).
+    m.term(m.node("Pad", [h3, ints(m, [0, 1, 0, 0, 2, 1]),
+                          m.const(np.array(0.5, np.float32))]), [None, 6, 5])
+    m.term(m.node("Pad", [h3, ints(m, [0, -1, 2, 0, 0, -1])]), [None, 2, 5])
+    # Opset 18 axes: only the last dim.
+    m.term(m.node("Pad", [m.weight([2, 3]), ints(m, [1, 2]), "",
+                          ints(m, [-1])]), [2, 6])
+
+
 def split(m):
     h = m.linear("x", 7)
     a, _, c = m.node("Split", [h, ints(m, [2, 4, 1])], n_out=3, axis=1)
@@ -323,6 +335,7 @@ MODELS = {
     "matmul_nd": (matmul_nd, 17),
     "matmul_batched": (matmul_batched, 17),
     "slice": (slice_, 17),
+    "pad": (pad, 18),
     "split": (split, 18),
     "expand": (expand, 17),
     "trilu": (trilu, 17),

@@ -32,6 +32,11 @@ Families (file ``<name>.onnx`` in --out-dir):
   slice_ops        Slice with axes/steps inputs, negative steps, clamped and
                    INT64_MAX ends, the whole batch dim, a weight  (opset 13)
   slice_opset9     Slice with starts/ends/axes attributes         (opset 9)
+  pad_ops          Pad + AveragePool (PyTorch's AvgPool2d), a constant
+                   value with crops along axes                    (opset 18)
+  pad_opset10      Pad with the pads/value attributes             (opset 10)
+  transpose_fold   a Reshape target through Transpose of an int64 constant
+                                                                  (opset 13)
   split_ops        Split with the split input, equal parts, of a weight
                                                                   (opset 13)
   split_opset18    Split with num_outputs (short last chunk)      (opset 18)
@@ -354,6 +359,36 @@ def slice_opset9(b):
     return b.model("slice_opset9", [(x, [B, 4, 5])], y, [B, 3, 2], 9)
 
 
+def pad_ops(b):
+    x = "x"                                                             # [B,3,4,4]
+    # PyTorch's AvgPool2d export: Pad (here a real one) + AveragePool.
+    p1 = b.node("Pad", [x, ints(b, "pd1", [0, 0, 1, 1, 0, 0, 1, 1])])   # [B,3,6,6]
+    a1 = b.node("AveragePool", [p1], kernel_shape=[2, 2], strides=[2, 2])  # [B,3,3,3]
+    # A constant value and crops (negative pads) along opset 18 axes.
+    p2 = b.node("Pad", [x, ints(b, "pd2", [-1, 0, 1, -2]), b.scalar(2.5),
+                        ints(b, "ax2", [2, -1])])                        # [B,3,4,2]
+    y = b.node("Concat", [b.node("Flatten", [a1]), b.node("Flatten", [p2])],
+               axis=1)                                                  # [B,51]
+    return b.model("pad_ops", [(x, [B, 3, 4, 4])], y, [B, 51], 18)
+
+
+def pad_opset10(b):
+    x = "x"                                                             # [B,4,5]
+    y = b.node("Pad", [x], pads=[0, 2, 0, 0, 0, 1], value=-1.0)        # [B,6,6]
+    return b.model("pad_opset10", [(x, [B, 4, 5])], y, [B, 6, 6], 10)
+
+
+def transpose_fold(b):
+    x = "x"                                                             # [B,12]
+    # A target shape through Transpose of an int64 constant (Swin's padding
+    # amounts go through one): [[0,4],[3,5],[4,6]]^T row 0 = [0,3,4].
+    t = b.node("Transpose", [b.const("c", np.array([[0, 4], [3, 5], [4, 6]], np.int64))],
+               perm=[1, 0])
+    shape = b.node("Gather", [t, b.const("i0", np.array(0, np.int64))], axis=0)
+    y = b.node("Reshape", [x, shape])                                  # [B,3,4]
+    return b.model("transpose_fold", [(x, [B, 12])], y, [B, 3, 4], 13)
+
+
 def split_ops(b):
     x = "x"                                                             # [B,7,4]
     a, c, d = b.node("Split", [x, ints(b, "sp", [2, 4, 1])], n_out=3, axis=1)
@@ -601,6 +636,16 @@ def bad_models():
             mk("Constant", [], ["e"], value=t([4])),
             mk("Constant", [], ["a"], value=t([1])),
             mk("Slice", ["x", "s1", "e", "a"], ["y"], name="bad")], x2, 11),
+        "pad_reflect": bad_model("pad_reflect", [
+            mk("Constant", [], ["p"], value=t([0, 1, 0, 1])),
+            mk("Pad", ["x", "p"], ["y"], name="bad", mode="reflect")], x2, 13),
+        "pad_batch": bad_model("pad_batch", [
+            mk("Constant", [], ["p"], value=t([1, 0, 0, 0])),
+            mk("Pad", ["x", "p"], ["y"], name="bad")], x2, 13),
+        "pad_value_not_constant": bad_model("pad_value_not_constant", [
+            mk("Constant", [], ["p"], value=t([0, 1, 0, 1])),
+            mk("ReduceMax", ["x"], ["m"], axes=[0, 1], keepdims=0),
+            mk("Pad", ["x", "p", "m"], ["y"], name="bad")], x2, 13),
         "split_uneven": bad_model("split_uneven", [
             mk("Split", ["x"], ["y", "z", "w"], name="bad", axis=1)], x2, 13),
         "split_num_outputs": bad_model("split_num_outputs", [
@@ -648,8 +693,9 @@ def bad_models():
 FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
-            matmul_nd, slice_ops, slice_opset9, split_ops, split_opset18,
-            expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
+            matmul_nd, slice_ops, slice_opset9, pad_ops, pad_opset10,
+            transpose_fold,
+            split_ops, split_opset18, expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
             int_bool_reshape, hard_activations, hard_activations_opset10]
 
 

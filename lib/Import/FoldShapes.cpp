@@ -155,6 +155,7 @@ public:
   FailureOr<bool> constantOfShape(IntConstant &out);
   FailureOr<bool> tile(IntConstant &out);
   FailureOr<bool> trilu(IntConstant &out);
+  FailureOr<bool> transpose(IntConstant &out);
   /// The elementwise ops (Add, Equal, Where, ...), by the node's type.
   FailureOr<bool> binary(IntConstant &out);
 
@@ -674,6 +675,49 @@ FailureOr<bool> Folder::trilu(IntConstant &out) {
   return true;
 }
 
+/// Transpose by `perm` (default: the dims reversed).
+FailureOr<bool> Folder::transpose(IntConstant &out) {
+  const IntConstant &data = *in[0];
+  int64_t rank = data.dims.size();
+  Dims perm;
+  if (std::optional<std::vector<int64_t>> p = attrInts(node, "perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  std::vector<bool> seen(rank, false);
+  bool valid = (int64_t)perm.size() == rank;
+  for (int64_t p : perm) {
+    valid = valid && p >= 0 && p < rank && !seen[p];
+    if (valid)
+      seen[p] = true;
+  }
+  if (!valid) {
+    ctx.error() << "attribute 'perm' is not a permutation of 0.." << rank - 1;
+    return fail();
+  }
+  out.isBool = data.isBool;
+  out.dims.clear();
+  for (int64_t p : perm)
+    out.dims.push_back(data.dims[p]);
+  int64_t n = numel(data.dims);
+  out.values.assign(n, 0);
+  // Row-major strides of the input, read in the result's order.
+  Dims stride(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    stride[i] = stride[i + 1] * data.dims[i + 1];
+  for (int64_t f = 0; f < n; ++f) {
+    int64_t rest = f, src = 0;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      int64_t d = out.dims[i];
+      src += (rest % d) * stride[perm[i]];
+      rest /= d;
+    }
+    out.values[f] = data.values[src];
+  }
+  return true;
+}
+
 FailureOr<bool> Folder::run(const FoldRule &rule,
                             std::vector<IntConstant> &outputs) {
   if (node.output_size() < 1)
@@ -786,6 +830,9 @@ FailureOr<bool> constantOfShape(Folder &f, IntConstant &out) {
 }
 FailureOr<bool> tile(Folder &f, IntConstant &out) { return f.tile(out); }
 FailureOr<bool> trilu(Folder &f, IntConstant &out) { return f.trilu(out); }
+FailureOr<bool> transpose(Folder &f, IntConstant &out) {
+  return f.transpose(out);
+}
 FailureOr<bool> elementwise(Folder &f, IntConstant &out) {
   return f.binary(out);
 }

@@ -133,6 +133,7 @@ mlir::FailureOr<bool> range(Folder &, IntConstant &);
 mlir::FailureOr<bool> constantOfShape(Folder &, IntConstant &);
 mlir::FailureOr<bool> tile(Folder &, IntConstant &);
 mlir::FailureOr<bool> trilu(Folder &, IntConstant &);
+mlir::FailureOr<bool> transpose(Folder &, IntConstant &);
 /// Add/Sub/Mul/Div (truncating)/Mod, Neg, Abs, Min/Max, Equal/Less/Greater/
 /// LessOrEqual/GreaterOrEqual, Not/And/Or, Where, by the node's op type.
 mlir::FailureOr<bool> elementwise(Folder &, IntConstant &);

@@ -177,6 +177,124 @@ FailureOr<Value> importSlice(NodeImporter &n) {
              b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
 }
 
+/// Pad in constant mode: negative pads (crops) become an nn.slice, the
+/// rest an nn.pad of `constant_value` (0 when not given).
+FailureOr<Value> importPad(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (!type.getElementType().isF32()) {
+    n.error() << "input of type " << type.getElementType()
+              << " is not supported (float32 only)";
+    return failure();
+  }
+  std::string mode = n.attrString("mode");
+  if (mode != "constant") {
+    n.error() << "mode '" << mode << "' is not supported (only 'constant')";
+    return failure();
+  }
+  int64_t rank = type.getRank();
+  std::vector<int64_t> given;
+  float value = 0.0f;
+  std::vector<int64_t> axes;
+  if (n.opset() < 11) {
+    std::optional<std::vector<int64_t>> p = n.attrInts("pads");
+    if (!p) {
+      n.error() << "attribute 'pads' is required";
+      return failure();
+    }
+    given = *p;
+    value = n.attrFloat("value");
+  } else {
+    if (n.attr("pads") || n.attr("value")) {
+      n.error() << "attributes 'pads' and 'value' are inputs since opset 11";
+      return failure();
+    }
+    FailureOr<std::vector<int64_t>> p = n.constInput(1, "pads");
+    if (failed(p))
+      return failure();
+    given = *p;
+    FailureOr<std::optional<std::vector<float>>> v = n.constFloats(2);
+    if (failed(v))
+      return failure();
+    if (n.hasInput(2) && !*v) {
+      n.error() << "input 'constant_value' must be a float32 constant";
+      return failure();
+    }
+    if (*v && (*v)->size() != 1) {
+      n.error() << "input 'constant_value' must be a scalar";
+      return failure();
+    }
+    if (*v)
+      value = (**v)[0];
+    FailureOr<std::optional<std::vector<int64_t>>> a = n.axes(3);
+    if (failed(a))
+      return failure();
+    if (*a)
+      axes = **a;
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  int64_t na = axes.size();
+  if ((int64_t)given.size() != 2 * na) {
+    n.error() << "has " << given.size() << " pads for " << na
+              << " axes (2 x axes expected)";
+    return failure();
+  }
+  std::vector<int64_t> pads(2 * rank, 0);
+  std::vector<bool> seen(rank, false);
+  for (int64_t k = 0; k < na; ++k) {
+    int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (a < 0 || a >= rank || seen[a]) {
+      n.error() << "axis " << axes[k] << " is out of range or repeated";
+      return failure();
+    }
+    seen[a] = true;
+    pads[a] = given[k];
+    pads[rank + a] = given[na + k];
+  }
+  OpBuilder &b = n.b;
+  std::vector<int64_t> starts, ends, sliceAxes;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t lo = pads[i], hi = pads[rank + i];
+    if ((lo || hi) && type.isDynamicDim(i)) {
+      n.error() << "padding the dynamic dim " << i
+                << " is not supported (give it a size with --input-shape)";
+      return failure();
+    }
+    if (lo >= 0 && hi >= 0)
+      continue;
+    int64_t dim = type.getDimSize(i);
+    if (-std::min<int64_t>(lo, 0) - std::min<int64_t>(hi, 0) > dim) {
+      n.error() << "pads of dim " << i << " crop more than its " << dim
+                << " entries";
+      return failure();
+    }
+    starts.push_back(std::max<int64_t>(-lo, 0));
+    ends.push_back(dim - std::max<int64_t>(-hi, 0));
+    sliceAxes.push_back(i);
+    pads[i] = std::max<int64_t>(lo, 0);
+    pads[rank + i] = std::max<int64_t>(hi, 0);
+  }
+  Value in = *x;
+  if (!sliceAxes.empty()) {
+    std::vector<int64_t> steps(sliceAxes.size(), 1);
+    FailureOr<Value> sliced = n.build<nn::SliceOp>(
+        {in}, {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+               b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+               b.getNamedAttr("axes", b.getDenseI64ArrayAttr(sliceAxes)),
+               b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+    if (failed(sliced))
+      return failure();
+    in = *sliced;
+  }
+  return n.build<nn::PadOp>(
+      {in}, {b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
+             b.getNamedAttr("value", b.getF32FloatAttr(value))});
+}
+
 FailureOr<Value> importSplit(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -322,9 +440,10 @@ void registerShapeOps(OpRegistry &r) {
          7,
          {"perm"},
          importTranspose,
-         {},
+         {fold::transpose},
          {"", "`nn.transpose`", "yes (inverse permutation)",
-          "`perm` (default: reversed dims); any element type"}});
+          "`perm` (default: reversed dims); any element type. Of an int64 "
+          "constant: folded"}});
   r.add({"Squeeze",
          7,
          {"axes"},
@@ -378,6 +497,19 @@ void registerShapeOps(OpRegistry &r) {
         "yes (`nn.slice_grad`: the gradient inserted into zeros of the "
         "input's shape; reversed first along a negative-step axis)",
         R"(`starts`, `ends`, optional `axes` (negative count from the end, no repeats) and `steps` as constant int64 inputs (opset 10+) or attributes (before 10). Negative starts/ends count from the end; out-of-range values, `INT64_MAX` and `INT64_MIN` ends are clamped as ONNX specifies (empty slices allowed). Steps are non-zero; negative steps walk backwards. The sliced dims must be static (slicing the dynamic batch dim is an error). Positive steps lower to `tensor.extract_slice` (a view), negative ones to a `linalg.generic`. Of an int64 constant: folded)"}});
+  r.add({"Pad",
+         11,
+         {{"mode", "constant"}, "pads", {"value", 0.0f}},
+         importPad,
+         {},
+         {" (attribute form 2-10; `axes` 18+)", "`nn.pad`",
+          "yes (`nn.slice` of the gradient where the input was placed)",
+          "`constant` mode only (`reflect`, `edge`, `wrap`: an error); `pads` "
+          "a constant int64 input (11+) or attribute (before 11), "
+          "`constant_value` a constant float32 scalar (default 0), optional "
+          "constant `axes` (18+). float32 data. Negative pads crop (an "
+          "`nn.slice` first). Padding the dynamic batch dim is an error. "
+          "Lowers to `linalg.fill` and `tensor.insert_slice`"}});
   r.add({"Split",
          7,
          {{"axis", 0}, "split", "num_outputs"},

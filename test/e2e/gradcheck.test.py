@@ -145,6 +145,21 @@ def run_node(node, vals):
             e = max(min(int(e), n), -n - 1)
             index[int(a)] = slice(int(s), None if e == -n - 1 else e, int(st))
         return x[0][tuple(index)]
+    if op == "Pad":
+        rank = x[0].ndim
+        axes = ([int(a) % rank for a in x[3]] if len(x) > 3 and x[3] is not None
+                else list(range(rank)))
+        pads, n = [int(p) for p in x[1]], len(axes)
+        value = float(x[2]) if len(x) > 2 and x[2] is not None else 0.0
+        y = x[0]
+        for k, a in enumerate(axes):
+            lo, hi = pads[k], pads[n + k]
+            index = [slice(None)] * rank
+            index[a] = slice(max(-lo, 0), y.shape[a] - max(-hi, 0))
+            width = [(0, 0)] * rank
+            width[a] = (max(lo, 0), max(hi, 0))
+            y = np.pad(y[tuple(index)], width, constant_values=value)
+        return y
     if op == "Split":
         axis = attrs.get("axis", 0)
         n = x[0].shape[axis]
