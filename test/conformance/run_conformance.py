@@ -51,7 +51,7 @@ SUPPORTED = set("""Add AveragePool BatchNormalization Cast Clip Concat Constant 
 Conv Div Dropout Equal Erf Exp Expand Flatten Gather Gelu Gemm GlobalAveragePool HardSigmoid
 HardSwish Identity LayerNormalization LeakyRelu Log LogSoftmax MatMul MaxPool Mul Neg Not Pow
 Range ReduceMax ReduceMean ReduceSum Relu Reshape Shape Sigmoid Slice Softmax Split Sqrt
-Squeeze Sub Tanh Transpose Trilu Unsqueeze Where""".split())
+Squeeze Sub Tanh Transpose Trilu Unsqueeze Where Pad""".split())
 
 RTOL, ATOL = 1e-4, 1e-5
 
