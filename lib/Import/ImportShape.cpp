@@ -121,6 +121,19 @@ FailureOr<Value> importReshape(NodeImporter &n) {
       {*x}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
 }
 
+/// An nn.slice of `x` with these attributes (type inference reports bad
+/// ones, naming the node).
+FailureOr<Value> buildSlice(NodeImporter &n, Value x, ArrayRef<int64_t> starts,
+                            ArrayRef<int64_t> ends, ArrayRef<int64_t> axes,
+                            ArrayRef<int64_t> steps) {
+  OpBuilder &b = n.b;
+  return n.build<nn::SliceOp>(
+      {x}, {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+            b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+            b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+            b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+}
+
 FailureOr<Value> importSlice(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -169,12 +182,7 @@ FailureOr<Value> importSlice(NodeImporter &n) {
       axes.push_back(i);
   if (steps.empty())
     steps.assign(starts.size(), 1);
-  OpBuilder &b = n.b;
-  return n.build<nn::SliceOp>(
-      {*x}, {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
-             b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
-             b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
-             b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+  return buildSlice(n, *x, starts, ends, axes, steps);
 }
 
 /// Pad in constant mode: negative pads (crops) become an nn.slice, the
@@ -281,11 +289,7 @@ FailureOr<Value> importPad(NodeImporter &n) {
   Value in = *x;
   if (!sliceAxes.empty()) {
     std::vector<int64_t> steps(sliceAxes.size(), 1);
-    FailureOr<Value> sliced = n.build<nn::SliceOp>(
-        {in}, {b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
-               b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
-               b.getNamedAttr("axes", b.getDenseI64ArrayAttr(sliceAxes)),
-               b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+    FailureOr<Value> sliced = buildSlice(n, in, starts, ends, sliceAxes, steps);
     if (failed(sliced))
       return failure();
     in = *sliced;
