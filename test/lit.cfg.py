@@ -39,7 +39,8 @@ for var in ["HOME", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYENV_ROOT", "PYEN
         config.environment[var] = os.environ[var]
 
 llvm_config.add_tool_substitutions(
-    ["autodist-opt", "autodist-translate", "autodist-compile"],
+    ["autodist-opt", "autodist-translate", "autodist-compile",
+     "autodist-capi-test"],
     [config.autodist_tools_dir])
 
 # An interpreter with torch, for the PyTorch-export tests: the venv that

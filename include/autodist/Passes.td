@@ -175,10 +175,15 @@ def ExplainStrategy : Pass<"dist-explain", "mlir::ModuleOp"> {
     Prints, for the module's `dist.strategy`, one row per parameter (or
     shard): name, shape, bytes, synchronizer, shards, placement and group,
     then the bytes per parameter server and per all-reduce group.
+    `format=json` writes the same as one JSON object (`strategy`,
+    `replicas`, `rows`, `servers`, `groups`).
   }];
   let options = [
     Option<"output", "output", "std::string", "\"-\"",
-           "where to write the table (- for stdout)">
+           "where to write the table (- for stdout)">,
+    Option<"format", "format", "std::string", "\"text\"",
+           "text (the table) or json (an object: the rows, the bytes per "
+           "server and per group; for programs, e.g. the Python package)">
   ];
 }
 

@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
@@ -14,11 +15,26 @@ using namespace mlir;
 
 namespace autodist {
 
-/// The runtime's link arguments, one per line (written by runtime/'s CMake).
-/// AUTODIST_RUNTIME_LINK_FILE overrides the path baked in at build time.
-static std::string linkFilePath() {
+/// The runtime's link arguments, one per line (written by runtime/'s CMake):
+/// `given` (--runtime-link-file), else AUTODIST_RUNTIME_LINK_FILE, else the
+/// installed runtime's beside the running program (`<prefix>/bin/tool` →
+/// `<prefix>/lib/autodist/autodist-runtime-link.txt`: the Python package's
+/// layout), else the build tree's, baked in at build time.
+static std::string linkFilePath(llvm::StringRef given) {
+  if (!given.empty())
+    return given.str();
   if (auto env = llvm::sys::Process::GetEnv("AUTODIST_RUNTIME_LINK_FILE"))
     return *env;
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  if (!exe.empty()) {
+    llvm::SmallString<256> installed(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+    llvm::sys::path::append(installed, "lib", "autodist",
+                            "autodist-runtime-link.txt");
+    if (llvm::sys::fs::exists(installed))
+      return installed.str().str();
+  }
   return AUTODIST_RUNTIME_LINK_FILE;
 }
 
@@ -46,8 +62,9 @@ static LogicalResult runTool(llvm::StringRef program,
 }
 
 LogicalResult linkExecutable(const std::vector<std::string> &objects,
-                             llvm::StringRef outPath, std::string &error) {
-  std::string linkFile = linkFilePath();
+                             llvm::StringRef outPath,
+                             llvm::StringRef linkFileArg, std::string &error) {
+  std::string linkFile = linkFilePath(linkFileArg);
   auto buf = llvm::MemoryBuffer::getFile(linkFile);
   if (!buf) {
     error = "cannot read the runtime link file '" + linkFile +
@@ -61,9 +78,21 @@ LogicalResult linkExecutable(const std::vector<std::string> &objects,
     args.push_back("-fuse-ld=gold");
   llvm::SmallVector<llvm::StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n', -1, false);
-  for (llvm::StringRef l : lines)
-    if (!l.trim().empty())
-      args.push_back(l.trim().str());
+  // A relative path in the file (an installed runtime's archives) is
+  // relative to the file's directory; flags start with '-'.
+  llvm::StringRef linkDir = llvm::sys::path::parent_path(linkFile);
+  for (llvm::StringRef l : lines) {
+    l = l.trim();
+    if (l.empty())
+      continue;
+    if (!l.starts_with("-") && llvm::sys::path::is_relative(l)) {
+      llvm::SmallString<256> p(linkDir);
+      llvm::sys::path::append(p, l);
+      args.push_back(p.str().str());
+    } else {
+      args.push_back(l.str());
+    }
+  }
   args.push_back("-o");
   args.push_back(outPath.str());
   return runTool("c++", args, "linking", error);

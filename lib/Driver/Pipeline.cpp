@@ -26,7 +26,7 @@ void registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
+LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
   PassManager pm(module.getContext());
   BuildTrainStepOptions train;
   train.loss = o.loss;
@@ -41,7 +41,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   train.epsilon = o.epsilon;
   train.clipNorm = o.clipNorm;
   train.freeze.assign(o.freeze.begin(), o.freeze.end());
-  train.schedule = o.schedule;
+  train.schedule = o.lrSchedule;
   train.warmupSteps = o.warmupSteps;
   train.totalSteps = o.totalSteps;
   train.minLr = o.minLr;
@@ -49,14 +49,14 @@ LogicalResult buildTrainingStep(ModuleOp module, const TrainOptions &o) {
   train.gamma = o.gamma;
   train.seed = o.seed;
   train.syncBatchNorm = o.syncBatchNorm;
-  if (o.withTrainStep)
+  if (o.train)
     pm.addPass(createBuildTrainStep(train));
   ApplyStrategyOptions strategy;
   strategy.builder = o.strategy;
   strategy.strategyFile = o.strategyFile;
-  strategy.clusterFile = o.clusterFile;
+  strategy.clusterFile = o.cluster;
   strategy.chunkSize = o.chunkSize;
-  strategy.placement = o.placement;
+  strategy.placement = o.psPlacement;
   strategy.seed = o.seed;
   strategy.pipelineDepth = o.staleness;
   strategy.stale = o.stale;

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
@@ -25,6 +26,17 @@ namespace {
 struct Row {
   std::string name, shape, sync, placement, group;
   int64_t bytes = 0, shards = 1;
+  /// The shape as numbers (empty when unknown, shape "?").
+  SmallVector<int64_t> dims;
+  bool shard = false;
+};
+
+/// The table's contents, printed as text or JSON.
+struct Table {
+  std::vector<Row> rows;
+  std::map<std::string, int64_t> perServer;
+  std::map<int64_t, int64_t> perGroup;
+  int64_t total = 0;
 };
 
 std::string shapeString(ArrayRef<int64_t> shape) {
@@ -82,9 +94,19 @@ struct ExplainStrategyPass
       module.emitError(error);
       return signalPassFailure();
     }
-    print(out->os(), strategy, types);
-    if (failed(printPipeline(out->os(), module, strategy)))
+    if (format != "text" && format != "json") {
+      module.emitError("dist-explain: unknown format '")
+          << format << "' (expected text or json)";
       return signalPassFailure();
+    }
+    Table table = tabulate(strategy, types);
+    if (format == "json") {
+      printJSON(out->os(), strategy, table);
+    } else {
+      print(out->os(), strategy, table);
+      if (failed(printPipeline(out->os(), module, strategy)))
+        return signalPassFailure();
+    }
     out->keep();
   }
 
@@ -135,18 +157,21 @@ struct ExplainStrategyPass
     return success();
   }
 
-  void print(raw_ostream &os, StrategyAttr strategy,
-             const llvm::StringMap<RankedTensorType> &types) {
-    std::vector<Row> rows;
-    std::map<std::string, int64_t> perServer;
-    std::map<int64_t, int64_t> perGroup;
-    int64_t total = 0;
+  Table tabulate(StrategyAttr strategy,
+                 const llvm::StringMap<RankedTensorType> &types) {
+    Table table;
+    std::vector<Row> &rows = table.rows;
+    std::map<std::string, int64_t> &perServer = table.perServer;
+    std::map<int64_t, int64_t> &perGroup = table.perGroup;
+    int64_t &total = table.total;
     for (Attribute a : strategy.getNodes()) {
       auto node = cast<NodeConfigAttr>(a);
       RankedTensorType t = types.lookup(node.getVarName());
       SmallVector<int64_t> shape(t ? t.getShape() : ArrayRef<int64_t>{});
       int64_t elemBytes = t ? t.getElementTypeBitWidth() / 8 : 0;
       Row row{node.getVarName().str(), t ? shapeString(shape) : "?"};
+      if (t)
+        row.dims = shape;
       row.bytes = t ? t.getNumElements() * elemBytes : 0;
       total += row.bytes;
       PartitionAttr p = node.getPartition();
@@ -167,12 +192,48 @@ struct ExplainStrategyPass
         int64_t n = 1;
         for (int64_t d : s)
           n *= d;
-        Row r{"  " + pn.getVarName().str(), t ? shapeString(s) : "?"};
+        Row r{pn.getVarName().str(), t ? shapeString(s) : "?"};
+        r.shard = true;
+        if (t)
+          r.dims = s;
         r.bytes = t ? n * elemBytes : 0;
         describeSync(pn.getSynchronizer(), r, perServer, perGroup);
         rows.push_back(r);
       }
     }
+    return table;
+  }
+
+  void printJSON(raw_ostream &os, StrategyAttr strategy, const Table &table) {
+    llvm::json::Array rows;
+    for (const Row &r : table.rows) {
+      llvm::json::Object row{{"parameter", r.name},      {"bytes", r.bytes},
+                             {"synchronizer", r.sync},   {"shards", r.shards},
+                             {"placement", r.placement}, {"shard", r.shard}};
+      row["shape"] = r.shape == "?" ? llvm::json::Value(nullptr)
+                                    : llvm::json::Value(llvm::json::Array(
+                                          llvm::ArrayRef<int64_t>(r.dims)));
+      row["group"] = r.group.empty() ? llvm::json::Value(nullptr)
+                                     : llvm::json::Value(std::stoll(r.group));
+      rows.push_back(std::move(row));
+    }
+    llvm::json::Object servers, groups;
+    for (auto &[server, bytes] : table.perServer)
+      servers[server] = bytes;
+    for (auto &[group, bytes] : table.perGroup)
+      groups[std::to_string(group)] = bytes;
+    llvm::json::Object top{
+        {"strategy", strategy.getId()},
+        {"replicas", static_cast<int64_t>(strategy.getReplicas().size())},
+        {"rows", std::move(rows)},
+        {"servers", std::move(servers)},
+        {"groups", std::move(groups)},
+        {"total_bytes", table.total}};
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(top))) << "\n";
+  }
+
+  void print(raw_ostream &os, StrategyAttr strategy, const Table &table) {
+    const std::vector<Row> &rows = table.rows;
     os << "strategy '" << strategy.getId() << "', "
        << strategy.getReplicas().size() << " replica device(s)\n";
     os << llvm::formatv("{0,-28} {1,-14} {2,12} {3,-22} {4,6} {5,-20} {6,5}\n",
@@ -180,13 +241,14 @@ struct ExplainStrategyPass
                         "placement", "group");
     for (const Row &r : rows)
       os << llvm::formatv(
-          "{0,-28} {1,-14} {2,12} {3,-22} {4,6} {5,-20} {6,5}\n", r.name,
-          r.shape, r.bytes, r.sync, r.shards, r.placement, r.group);
+          "{0,-28} {1,-14} {2,12} {3,-22} {4,6} {5,-20} {6,5}\n",
+          (r.shard ? "  " : "") + r.name, r.shape, r.bytes, r.sync, r.shards,
+          r.placement, r.group);
     os << llvm::formatv("total: {0} parameters, {1} bytes\n",
-                        strategy.getNodes().size(), total);
-    for (auto &[server, bytes] : perServer)
+                        strategy.getNodes().size(), table.total);
+    for (auto &[server, bytes] : table.perServer)
       os << llvm::formatv("server {0}: {1} bytes\n", server, bytes);
-    for (auto &[group, bytes] : perGroup)
+    for (auto &[group, bytes] : table.perGroup)
       os << llvm::formatv("all-reduce group {0}: {1} bytes\n", group, bytes);
   }
 };

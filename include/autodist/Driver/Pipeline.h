@@ -2,6 +2,8 @@
 #ifndef AUTODIST_DRIVER_PIPELINE_H
 #define AUTODIST_DRIVER_PIPELINE_H
 
+#include "autodist/Driver/CompileOptions.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -10,49 +12,14 @@
 
 namespace autodist {
 
-/// What `autodist-compile` builds on top of the imported forward pass.
-struct TrainOptions {
-  std::string loss = "cross_entropy";
-  std::string optimizer = "sgd";
-  std::string label = "labels";
-  double lr = 0.01;
-  double momentum = 0.9, weightDecay = 0.0, beta1 = 0.9, beta2 = 0.999,
-         epsilon = 1e-8, clipNorm = 0.0;
-  bool nesterov = false;
-  std::vector<std::string> freeze;
-  std::string schedule = "constant";
-  int64_t warmupSteps = 0, totalSteps = 0, stepSize = 0;
-  double minLr = 0.0, gamma = 0.1;
-  /// A builder name, or empty with `strategyFile` set.
-  std::string strategy = "allreduce";
-  std::string strategyFile;
-  std::string clusterFile;
-  int64_t chunkSize = 128;
-  /// Parameter-server placement: bytes or bandwidth (dist-strategy's
-  /// `placement`).
-  std::string placement = "bytes";
-  /// Seeds random-axis-ar's axes and dropout's generator.
-  uint64_t seed = 0;
-  /// The staleness pipeline (SAPipe; dist-strategy's pipeline-* options):
-  /// depth 0 keeps the strategy's own.
-  int64_t staleness = 0;
-  std::string stale = "all", compensation = "none", wpEstimator = "local",
-              dcVariant = "dc";
-  double dcLambda = 0.5;
-  int64_t staleWarmup = -1;
-  /// Batch normalization statistics over the global batch (all ranks).
-  bool syncBatchNorm = false;
-  /// False: only attach the strategy to @forward's parameters (no autodiff).
-  bool withTrainStep = true;
-};
-
 /// Registers every dialect and interface the tools and pipelines use.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
-/// Builds @train_step (autodiff, loss, optimizer) and attaches the strategy
-/// (`dist.strategy`, and `dist.cluster` from a resource spec).
+/// Builds @train_step (autodiff, loss, optimizer) when `options.train`, and
+/// attaches the strategy (`dist.strategy`, and `dist.cluster` from a
+/// resource spec).
 mlir::LogicalResult buildTrainingStep(mlir::ModuleOp module,
-                                      const TrainOptions &options);
+                                      const CompileOptions &options);
 
 /// Rewrites @train_step to carry out its strategy (dist-synchronize), then
 /// cuts all-reduce buckets over `bucketBytes` (dist-split-buckets).
@@ -85,9 +52,13 @@ mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
                                    unsigned jobs, llvm::StringRef path,
                                    std::string &error);
 
-/// Links `objects` with the runtime into the executable `outPath`.
+/// Links `objects` with the runtime into the executable `outPath`, with the
+/// runtime's link arguments from `linkFile` (empty: found as Linker.cpp
+/// says).
 mlir::LogicalResult linkExecutable(const std::vector<std::string> &objects,
-                                   llvm::StringRef outPath, std::string &error);
+                                   llvm::StringRef outPath,
+                                   llvm::StringRef linkFile,
+                                   std::string &error);
 
 /// Merges `objects` into the relocatable object file `outPath` (`ld -r`).
 mlir::LogicalResult mergeObjects(const std::vector<std::string> &objects,
