@@ -20,12 +20,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz::QuietContext context;
   context.get()->loadDialect<dist::DistDialect>();
   llvm::StringRef yaml(reinterpret_cast<const char *>(data), size);
-  std::string error;
-  mlir::FailureOr<dist::ClusterAttr> cluster =
-      parseResourceSpec(context.get(), yaml, "fuzz.yaml", error);
+  bool reported = false;
+  mlir::ScopedDiagnosticHandler count(context.get(), [&](mlir::Diagnostic &d) {
+    reported |=
+        d.getSeverity() == mlir::DiagnosticSeverity::Error && !d.str().empty();
+    return mlir::success();
+  });
+  mlir::FailureOr<dist::ClusterAttr> cluster = parseResourceSpec(
+      yaml, "fuzz.yaml", mlir::UnknownLoc::get(context.get()));
   if (mlir::failed(cluster)) {
-    fuzz::check(!error.empty(),
-                "a resource spec was rejected without a message");
+    fuzz::check(reported, "a resource spec was rejected without a message");
     return 0;
   }
   std::string hostfile = mpiHostfile(*cluster);

@@ -19,17 +19,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz::QuietContext context;
   context.get()->loadDialect<dist::DistDialect>();
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  std::string error;
+  bool reported = false;
+  mlir::ScopedDiagnosticHandler count(context.get(), [&](mlir::Diagnostic &d) {
+    reported |=
+        d.getSeverity() == mlir::DiagnosticSeverity::Error && !d.str().empty();
+    return mlir::success();
+  });
+  mlir::Location loc = mlir::UnknownLoc::get(context.get());
   mlir::FailureOr<dist::StrategyAttr> strategy =
-      parseStrategyJSON(context.get(), text, "fuzz.json", error);
+      parseStrategyJSON(text, "fuzz.json", loc);
   if (mlir::failed(strategy)) {
-    fuzz::check(!error.empty(), "a strategy was rejected without a message");
+    fuzz::check(reported, "a strategy was rejected without a message");
     return 0;
   }
   std::string printed = printStrategyJSON(*strategy);
-  std::string reparseError;
   mlir::FailureOr<dist::StrategyAttr> again =
-      parseStrategyJSON(context.get(), printed, "printed.json", reparseError);
+      parseStrategyJSON(printed, "printed.json", loc);
   fuzz::check(mlir::succeeded(again),
               "the printed form of an accepted strategy does not parse");
   // Attributes are uniqued in the context: equal values are one object.

@@ -29,6 +29,16 @@ LogicalResult fail(MLIRContext &context, const llvm::Twine &msg) {
   return failure();
 }
 
+/// `error` as a diagnostic, unless it was reported already.
+LogicalResult report(MLIRContext &context, llvm::Error error) {
+  if (!error)
+    return success();
+  llvm::handleAllErrors(
+      std::move(error), [](const ReportedError &) {},
+      [&](const llvm::ErrorInfoBase &e) { (void)fail(context, e.message()); });
+  return failure();
+}
+
 /// The files the outputs replace (a symlink's target), found by the checks
 /// before any work.
 struct OutputTargets {
@@ -39,11 +49,10 @@ LogicalResult checkOutput(MLIRContext &context, llvm::StringRef flag,
                           llvm::StringRef path,
                           llvm::ArrayRef<std::string> inputs,
                           std::string &target) {
-  std::string err;
-  FailureOr<OutputPath> out =
-      checkOutputPath(flag, path, inputs, /*allowStreams=*/false, err);
-  if (failed(out))
-    return fail(context, err);
+  llvm::Expected<OutputPath> out =
+      checkOutputPath(flag, path, inputs, /*allowStreams=*/false);
+  if (!out)
+    return report(context, out.takeError());
   target = out->target;
   return success();
 }
@@ -150,11 +159,10 @@ private:
     if (!o.quiet && progressFn)
       progressFn(msg);
   }
-  LogicalResult writeAtomically(
-      llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &err)>
-          write);
-  LogicalResult writeText(llvm::StringRef tmp, std::string &err,
-                          llvm::function_ref<void(llvm::raw_ostream &)> print);
+  LogicalResult
+  writeAtomically(llvm::function_ref<llvm::Error(llvm::StringRef tmp)> write);
+  llvm::Error writeText(llvm::StringRef tmp,
+                        llvm::function_ref<void(llvm::raw_ostream &)> print);
   LogicalResult writeStrategyOutputs(ModuleOp module);
   LogicalResult writeExecutable(ModuleOp module);
 
@@ -166,32 +174,28 @@ private:
 
 /// Writes `write`'s output to the -o target atomically (OutputFile.h).
 LogicalResult Compiler::writeAtomically(
-    llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &err)>
-        write) {
-  std::string err;
-  if (failed(writeOutputFile(targets.output, write, err)))
-    return err.empty() ? failure() : fail(context, err);
-  return success();
+    llvm::function_ref<llvm::Error(llvm::StringRef tmp)> write) {
+  return report(context, writeOutputFile(targets.output, write));
 }
 
 /// Writes `print`'s text to the temporary file `tmp`.
-LogicalResult
-Compiler::writeText(llvm::StringRef tmp, std::string &err,
+llvm::Error
+Compiler::writeText(llvm::StringRef tmp,
                     llvm::function_ref<void(llvm::raw_ostream &)> print) {
   std::error_code ec;
   llvm::raw_fd_ostream os(tmp, ec);
-  if (ec) {
-    err = "cannot write '" + targets.output + "': " + ec.message();
-    return failure();
-  }
+  if (ec)
+    return llvm::createStringError("cannot write '" + targets.output +
+                                   "': " + ec.message());
   print(os);
   os.close();
   if (os.has_error()) {
-    err = "cannot write '" + targets.output + "': " + os.error().message();
+    std::string msg = os.error().message();
     os.clear_error();
-    return failure();
+    return llvm::createStringError("cannot write '" + targets.output +
+                                   "': " + msg);
   }
-  return success();
+  return llvm::Error::success();
 }
 
 dist::StrategyAttr strategyOf(ModuleOp module) {
@@ -207,46 +211,46 @@ LogicalResult Compiler::writeStrategyOutputs(ModuleOp module) {
     if (failed(pm.run(module)))
       return failure();
   }
-  std::string err;
-  if (!o.explainJson.empty() &&
-      failed(writeOutputFile(
-          targets.explainJson,
-          [&](llvm::StringRef tmp, std::string &) {
-            PassManager pm(&context);
-            ExplainStrategyOptions explain;
-            explain.output = tmp.str();
-            explain.format = "json";
-            pm.addPass(createExplainStrategy(explain));
-            return pm.run(module);
-          },
-          err)))
-    return err.empty() ? failure() : fail(context, err);
+  if (!o.explainJson.empty()) {
+    auto explainJson = [&](llvm::StringRef tmp) {
+      PassManager pm(&context);
+      ExplainStrategyOptions explain;
+      explain.output = tmp.str();
+      explain.format = "json";
+      pm.addPass(createExplainStrategy(explain));
+      return reported(pm.run(module));
+    };
+    if (failed(
+            report(context, writeOutputFile(targets.explainJson, explainJson))))
+      return failure();
+  }
   if (!o.dumpStrategy.empty() &&
-      failed(writeFileAtomically(targets.dumpStrategy,
-                                 printStrategyJSON(strategyOf(module)), err)))
-    return fail(context, err);
+      failed(report(
+          context, writeFileAtomically(targets.dumpStrategy,
+                                       printStrategyJSON(strategyOf(module))))))
+    return failure();
   if (!o.writeHostfile.empty()) {
     auto c = module->getAttrOfType<dist::ClusterAttr>("dist.cluster");
     if (!c)
       return fail(context, "--write-hostfile needs --cluster");
-    if (failed(writeFileAtomically(targets.hostfile, mpiHostfile(c), err)))
-      return fail(context, err);
+    return report(context,
+                  writeFileAtomically(targets.hostfile, mpiHostfile(c)));
   }
   return success();
 }
 
 LogicalResult Compiler::writeExecutable(ModuleOp module) {
   progress("emitting the object file");
-  LogicalResult r = writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+  LogicalResult r = writeAtomically([&](llvm::StringRef tmp) {
     std::vector<std::string> objects;
-    LogicalResult r =
-        emitObjectFiles(module, o.input, o.optLevel, o.jobs, tmp, objects, err);
-    if (succeeded(r)) {
+    llvm::Error e =
+        emitObjectFiles(module, o.input, o.optLevel, o.jobs, tmp, objects);
+    if (!e) {
       progress("linking");
-      r = linkExecutable(objects, tmp, o.runtimeLinkFile, err);
+      e = linkExecutable(objects, tmp, o.runtimeLinkFile);
     }
     removeFiles(objects);
-    return r;
+    return e;
   });
   if (succeeded(r))
     progress("wrote " + o.output);
@@ -299,8 +303,8 @@ LogicalResult Compiler::run() {
         failed(writeStrategyOutputs(*module)))
       return failure();
     if (strategyOnly)
-      return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
-        return writeText(tmp, err, [&](llvm::raw_ostream &os) {
+      return writeAtomically([&](llvm::StringRef tmp) {
+        return writeText(tmp, [&](llvm::raw_ostream &os) {
           os << printStrategyJSON(strategyOf(*module));
         });
       });
@@ -313,30 +317,26 @@ LogicalResult Compiler::run() {
           false)))
     return failure();
   if (o.emit == "mlir")
-    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
-      return writeText(tmp, err,
-                       [&](llvm::raw_ostream &os) { module->print(os); });
+    return writeAtomically([&](llvm::StringRef tmp) {
+      return writeText(tmp, [&](llvm::raw_ostream &os) { module->print(os); });
     });
 
   progress("lowering to LLVM");
   if (failed(runPipeline(*module, loweringPipeline(), false)))
     return failure();
   if (o.emit == "llvm")
-    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
+    return writeAtomically([&](llvm::StringRef tmp) -> llvm::Error {
       llvm::LLVMContext llvmContext;
       auto llvmModule = translateModuleToLLVMIR(*module, llvmContext);
-      if (!llvmModule) {
-        err = "translation to LLVM IR failed";
-        return failure();
-      }
-      return writeText(tmp, err, [&](llvm::raw_ostream &os) {
-        llvmModule->print(os, nullptr);
-      });
+      if (!llvmModule)
+        return llvm::createStringError("translation to LLVM IR failed");
+      return writeText(
+          tmp, [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
     });
   if (o.emit == "obj") {
     progress("emitting " + o.output);
-    return writeAtomically([&](llvm::StringRef tmp, std::string &err) {
-      return emitObjectFile(*module, o.input, o.optLevel, o.jobs, tmp, err);
+    return writeAtomically([&](llvm::StringRef tmp) {
+      return emitObjectFile(*module, o.input, o.optLevel, o.jobs, tmp);
     });
   }
   return writeExecutable(*module);

@@ -35,13 +35,14 @@ namespace autodist {
 /// or on the same kind of machine), position independent for linking. The
 /// native target must be initialized (emitObjectFiles does it once, before
 /// its worker threads start).
-static std::unique_ptr<llvm::TargetMachine>
-hostTargetMachine(unsigned optLevel, std::string &error) {
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(unsigned optLevel) {
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string lookupError;
   const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
   if (!target)
-    return nullptr;
+    return llvm::createStringError(lookupError);
   llvm::SubtargetFeatures features;
   for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(name, enabled);
@@ -108,16 +109,13 @@ static void reserveModel(llvm::Module &module, uint64_t size) {
 
 /// Copies the `size` bytes of `modelPath` over the zeros reserveModel left
 /// in the object file `objPath`, a chunk at a time.
-static LogicalResult copyModelInto(llvm::StringRef objPath,
-                                   llvm::StringRef modelPath, uint64_t size,
-                                   std::string &error) {
+static llvm::Error copyModelInto(llvm::StringRef objPath,
+                                 llvm::StringRef modelPath, uint64_t size) {
   uint64_t offset = 0;
   {
     auto obj = llvm::object::ObjectFile::createObjectFile(objPath);
-    if (!obj) {
-      error = llvm::toString(obj.takeError());
-      return failure();
-    }
+    if (!obj)
+      return obj.takeError();
     const llvm::object::ObjectFile &file = *obj->getBinary();
     bool found = false;
     for (const llvm::object::SectionRef &sec : file.sections()) {
@@ -132,24 +130,23 @@ static LogicalResult copyModelInto(llvm::StringRef objPath,
       offset = contents->data() - file.getData().data();
       found = true;
     }
-    if (!found) {
-      error = "the object file has no " + kModelSection.str() +
-              " section of the model's size";
-      return failure();
-    }
+    if (!found)
+      return llvm::createStringError("the object file has no " +
+                                     kModelSection.str() +
+                                     " section of the model's size");
   }
   int in, out;
-  if (std::error_code ec = llvm::sys::fs::openFileForRead(modelPath, in)) {
-    error = "cannot read '" + modelPath.str() + "': " + ec.message();
-    return failure();
-  }
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(modelPath, in))
+    return llvm::createStringError("cannot read '" + modelPath.str() +
+                                   "': " + ec.message());
   if (std::error_code ec = llvm::sys::fs::openFileForReadWrite(
           objPath, out, llvm::sys::fs::CD_OpenExisting,
           llvm::sys::fs::OF_None)) {
     llvm::sys::Process::SafelyCloseFileDescriptor(in);
-    error = "cannot write '" + objPath.str() + "': " + ec.message();
-    return failure();
+    return llvm::createStringError("cannot write '" + objPath.str() +
+                                   "': " + ec.message());
   }
+  std::string error;
   std::vector<char> chunk(1 << 20);
   uint64_t done = 0;
   while (done < size) {
@@ -166,30 +163,31 @@ static LogicalResult copyModelInto(llvm::StringRef objPath,
   llvm::sys::Process::SafelyCloseFileDescriptor(in);
   if (llvm::sys::Process::SafelyCloseFileDescriptor(out) && error.empty())
     error = "cannot write '" + objPath.str() + "'";
-  return success(error.empty());
+  if (!error.empty())
+    return llvm::createStringError(error);
+  return llvm::Error::success();
 }
 
 /// Compiles one partition in a context of its own: parses its bitcode,
 /// optimizes it at `optLevel` unless it is the sequencer, and writes the
 /// object file `path`. Runs on a worker thread.
-static LogicalResult compilePartition(const CodegenPartition &part,
-                                      unsigned optLevel, llvm::StringRef path,
-                                      std::string &error) {
+static llvm::Error compilePartition(const CodegenPartition &part,
+                                    unsigned optLevel, llvm::StringRef path) {
   // optnone functions only sequence calls: -O0 code generation (FastISel,
   // the fast register allocator) is linear in their size.
   unsigned level = part.sequencer ? 0 : optLevel;
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(level, error);
-  if (!tm)
-    return failure();
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      hostTargetMachine(level);
+  if (!machine)
+    return machine.takeError();
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(*machine);
   llvm::LLVMContext context;
   llvm::Expected<std::unique_ptr<llvm::Module>> module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(
           llvm::StringRef(part.bitcode.data(), part.bitcode.size()), path),
       context);
-  if (!module) {
-    error = llvm::toString(module.takeError());
-    return failure();
-  }
+  if (!module)
+    return module.takeError();
   if (!part.sequencer)
     optimizeModule(**module, *tm, level);
   // Removed on a signal until removeFiles(), also once written (unlike a
@@ -197,46 +195,42 @@ static LogicalResult compilePartition(const CodegenPartition &part,
   llvm::sys::RemoveFileOnSignal(path);
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
+  if (ec)
+    return llvm::createStringError("cannot write '" + path.str() +
+                                   "': " + ec.message());
   llvm::legacy::PassManager pm;
   if (tm->addPassesToEmitFile(pm, out, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return failure();
-  }
+                              llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
   pm.run(**module);
   out.close();
   if (out.has_error()) {
-    error = "cannot write '" + path.str() + "': " + out.error().message();
+    std::string msg = out.error().message();
     out.clear_error();
-    return failure();
+    return llvm::createStringError("cannot write '" + path.str() + "': " + msg);
   }
-  return success();
+  return llvm::Error::success();
 }
 
-LogicalResult emitObjectFiles(ModuleOp module, llvm::StringRef modelPath,
-                              unsigned optLevel, unsigned jobs,
-                              llvm::StringRef basePath,
-                              std::vector<std::string> &objects,
-                              std::string &error) {
-  if (optLevel > 3) {
-    error = "optimization level " + std::to_string(optLevel) +
-            " is out of range 0-3";
-    return failure();
-  }
+llvm::Error emitObjectFiles(ModuleOp module, llvm::StringRef modelPath,
+                            unsigned optLevel, unsigned jobs,
+                            llvm::StringRef basePath,
+                            std::vector<std::string> &objects) {
+  if (optLevel > 3)
+    return llvm::createStringError("optimization level " +
+                                   std::to_string(optLevel) +
+                                   " is out of range 0-3");
   uint64_t modelSize;
-  if (std::error_code ec = llvm::sys::fs::file_size(modelPath, modelSize)) {
-    error = "cannot read '" + modelPath.str() + "': " + ec.message();
-    return failure();
-  }
+  if (std::error_code ec = llvm::sys::fs::file_size(modelPath, modelSize))
+    return llvm::createStringError("cannot read '" + modelPath.str() +
+                                   "': " + ec.message());
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  std::unique_ptr<llvm::TargetMachine> tm = hostTargetMachine(optLevel, error);
-  if (!tm)
-    return failure();
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      hostTargetMachine(optLevel);
+  if (!machine)
+    return machine.takeError();
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(*machine);
   if (jobs == 0)
     jobs = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   std::vector<CodegenPartition> parts;
@@ -244,10 +238,8 @@ LogicalResult emitObjectFiles(ModuleOp module, llvm::StringRef modelPath,
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
         translateModuleToLLVMIR(module, llvmContext, "autodist_model");
-    if (!llvmModule) {
-      error = "translation to LLVM IR failed";
-      return failure();
-    }
+    if (!llvmModule)
+      return llvm::createStringError("translation to LLVM IR failed");
     llvmModule->setTargetTriple(tm->getTargetTriple());
     llvmModule->setDataLayout(tm->createDataLayout());
     reserveModel(*llvmModule, modelSize);
@@ -268,33 +260,33 @@ LogicalResult emitObjectFiles(ModuleOp module, llvm::StringRef modelPath,
     });
     for (size_t i : order)
       pool.async([&, i] {
-        (void)compilePartition(parts[i], optLevel, objects[i], errors[i]);
+        if (llvm::Error e = compilePartition(parts[i], optLevel, objects[i]))
+          errors[i] = llvm::toString(std::move(e));
       });
     pool.wait();
   }
   for (size_t i = 0; i < parts.size(); ++i)
     if (!errors[i].empty()) {
-      error = errors[i];
       removeFiles(objects);
-      return failure();
+      return llvm::createStringError(errors[i]);
     }
   for (size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].holdsGlobals &&
-        failed(copyModelInto(objects[i], modelPath, modelSize, error))) {
-      removeFiles(objects);
-      return failure();
-    }
-  return success();
+    if (parts[i].holdsGlobals)
+      if (llvm::Error e = copyModelInto(objects[i], modelPath, modelSize)) {
+        removeFiles(objects);
+        return e;
+      }
+  return llvm::Error::success();
 }
 
-LogicalResult emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
-                             unsigned optLevel, unsigned jobs,
-                             llvm::StringRef path, std::string &error) {
+llvm::Error emitObjectFile(ModuleOp module, llvm::StringRef modelPath,
+                           unsigned optLevel, unsigned jobs,
+                           llvm::StringRef path) {
   std::vector<std::string> objects;
-  if (failed(emitObjectFiles(module, modelPath, optLevel, jobs, path, objects,
-                             error)))
-    return failure();
-  LogicalResult merged = mergeObjects(objects, path, error);
+  if (llvm::Error e =
+          emitObjectFiles(module, modelPath, optLevel, jobs, path, objects))
+    return e;
+  llvm::Error merged = mergeObjects(objects, path);
   removeFiles(objects);
   return merged;
 }

@@ -108,7 +108,15 @@ void installSignalHandlers() {
   }
 }
 
-LogicalResult runChild(llvm::ArrayRef<std::string> argv, std::string &error) {
+char ReportedError::ID = 0;
+
+llvm::Error reported(LogicalResult result) {
+  if (succeeded(result))
+    return llvm::Error::success();
+  return llvm::make_error<ReportedError>();
+}
+
+llvm::Error runChild(llvm::ArrayRef<std::string> argv) {
   std::vector<char *> args;
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
@@ -123,10 +131,9 @@ LogicalResult runChild(llvm::ArrayRef<std::string> argv, std::string &error) {
     childSession = pid;
   spawning = false;
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    error = "cannot run '" + argv[0] + "': " + std::strerror(rc);
-    return failure();
-  }
+  if (rc != 0)
+    return llvm::createStringError("cannot run '" + argv[0] +
+                                   "': " + std::strerror(rc));
   int status = 0;
   pid_t waited;
   while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
@@ -136,16 +143,15 @@ LogicalResult runChild(llvm::ArrayRef<std::string> argv, std::string &error) {
   // The signal handler ended the child and ends the process.
   while (ending)
     pause();
-  if (waited < 0) {
-    error = "cannot wait for '" + argv[0] + "': " + std::strerror(errno);
-    return failure();
-  }
+  if (waited < 0)
+    return llvm::createStringError("cannot wait for '" + argv[0] +
+                                   "': " + std::strerror(errno));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return success();
-  error = WIFEXITED(status)
-              ? "exit " + std::to_string(WEXITSTATUS(status))
-              : "killed by signal " + std::to_string(WTERMSIG(status));
-  return failure();
+    return llvm::Error::success();
+  return llvm::createStringError(
+      WIFEXITED(status)
+          ? "exit " + std::to_string(WEXITSTATUS(status))
+          : "killed by signal " + std::to_string(WTERMSIG(status)));
 }
 
 /// Why a file of type `type` cannot be an output, or null when it can.
@@ -179,18 +185,17 @@ bool isSameFile(llvm::StringRef a, llvm::StringRef b) {
   return absA == absB;
 }
 
-FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
-                                      llvm::StringRef path,
-                                      llvm::ArrayRef<std::string> inputs,
-                                      bool allowStreams, std::string &error) {
-  auto refuse = [&](const llvm::Twine &why) -> FailureOr<OutputPath> {
-    error = (flag + " '" + path + "'" + why).str();
-    return failure();
+llvm::Expected<OutputPath> checkOutputPath(llvm::StringRef flag,
+                                           llvm::StringRef path,
+                                           llvm::ArrayRef<std::string> inputs,
+                                           bool allowStreams) {
+  auto refuse = [&](const llvm::Twine &why) -> llvm::Expected<OutputPath> {
+    return llvm::createStringError((flag + " '" + path + "'" + why).str());
   };
   OutputPath out;
   out.target = path.str();
   // The temporary goes beside the target: checked now, not after the work.
-  auto inWritableDirectory = [&]() -> FailureOr<OutputPath> {
+  auto inWritableDirectory = [&]() -> llvm::Expected<OutputPath> {
     llvm::SmallString<256> dir = llvm::sys::path::parent_path(out.target);
     if (dir.empty())
       dir = ".";
@@ -244,59 +249,59 @@ TempOutputFile::~TempOutputFile() {
   llvm::sys::DontRemoveFileOnSignal(tmp);
 }
 
-LogicalResult TempOutputFile::create(std::string &error) {
+llvm::Error TempOutputFile::create() {
   if (std::error_code ec = fs::createUniqueFile(target + ".tmp-%%%%%%", tmp)) {
-    error = "cannot create '" + target + "': " + ec.message();
     tmp.clear();
-    return failure();
+    return llvm::createStringError("cannot create '" + target +
+                                   "': " + ec.message());
   }
   llvm::sys::RemoveFileOnSignal(tmp);
-  return success();
+  return llvm::Error::success();
 }
 
-LogicalResult TempOutputFile::commit(std::string &error) {
-  if (std::error_code ec = fs::rename(tmp, target)) {
-    error = "cannot write '" + target + "': " + ec.message();
-    return failure();
-  }
+llvm::Error TempOutputFile::commit() {
+  if (std::error_code ec = fs::rename(tmp, target))
+    return llvm::createStringError("cannot write '" + target +
+                                   "': " + ec.message());
   committed = true;
   llvm::sys::DontRemoveFileOnSignal(tmp);
-  return success();
+  return llvm::Error::success();
 }
 
-LogicalResult writeOutputFile(
-    llvm::StringRef target,
-    llvm::function_ref<LogicalResult(llvm::StringRef tmp, std::string &error)>
-        write,
-    std::string &error) {
+llvm::Error
+writeOutputFile(llvm::StringRef target,
+                llvm::function_ref<llvm::Error(llvm::StringRef tmp)> write) {
   TempOutputFile out(target);
-  if (failed(out.create(error)) || failed(write(out.path(), error)))
-    return failure();
-  return out.commit(error);
+  if (llvm::Error e = out.create())
+    return e;
+  if (llvm::Error e = write(out.path()))
+    return e;
+  return out.commit();
 }
 
-LogicalResult
+llvm::Error
 runWithOutput(const OutputPath &output,
-              llvm::function_ref<LogicalResult(llvm::StringRef path)> run,
-              std::string &error) {
+              llvm::function_ref<LogicalResult(llvm::StringRef path)> run) {
   if (output.direct)
-    return run(output.target);
+    return reported(run(output.target));
   return writeOutputFile(
-      output.target,
-      [&](llvm::StringRef tmp, std::string &) { return run(tmp); }, error);
+      output.target, [&](llvm::StringRef tmp) { return reported(run(tmp)); });
 }
 
 int runWithCheckedOutput(
     llvm::StringRef tool, llvm::StringRef path,
     llvm::ArrayRef<std::string> inputs,
     llvm::function_ref<LogicalResult(llvm::StringRef path)> run) {
-  std::string error;
-  FailureOr<OutputPath> output =
-      checkOutputPath("-o", path, inputs, /*allowStreams=*/true, error);
-  if (succeeded(output) && succeeded(runWithOutput(*output, run, error)))
+  llvm::Expected<OutputPath> output =
+      checkOutputPath("-o", path, inputs, /*allowStreams=*/true);
+  llvm::Error error = output ? runWithOutput(*output, run) : output.takeError();
+  if (!error)
     return 0;
-  if (!error.empty())
-    llvm::errs() << tool << ": error: " << error << "\n";
+  llvm::handleAllErrors(
+      std::move(error), [](const ReportedError &) {},
+      [&](const llvm::ErrorInfoBase &e) {
+        llvm::errs() << tool << ": error: " << e.message() << "\n";
+      });
   return 1;
 }
 

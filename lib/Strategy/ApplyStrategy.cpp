@@ -142,11 +142,10 @@ FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {
 
 FailureOr<dist::ClusterAttr> ApplyStrategyPass::cluster(ModuleOp module) {
   if (!clusterFile.empty()) {
-    std::string error;
     FailureOr<dist::ClusterAttr> c =
-        readResourceSpec(&getContext(), clusterFile, error);
+        readResourceSpec(clusterFile, module.getLoc());
     if (failed(c))
-      return module.emitError(error);
+      return failure();
     module->setAttr("dist.cluster", *c);
     return c;
   }
@@ -165,18 +164,16 @@ void ApplyStrategyPass::runOnOperation() {
   FailureOr<dist::ClusterAttr> c = cluster(module);
   if (failed(c))
     return signalPassFailure();
-  std::string error;
   FailureOr<dist::StrategyAttr> strategy = failure();
   if (!strategyFile.empty()) {
-    strategy = readStrategyFile(&getContext(), strategyFile, error);
+    strategy = readStrategyFile(strategyFile, module.getLoc());
   } else {
     FailureOr<BuilderOptions> o = builderOptions(module);
     if (failed(o))
       return signalPassFailure();
-    strategy = buildStrategy(builder, variables(func), *c, *o, error);
+    strategy = buildStrategy(builder, variables(func), *c, *o, module.getLoc());
   }
   if (failed(strategy)) {
-    module.emitError(error);
     return signalPassFailure();
   }
   if (pipelineDepth > 0) {

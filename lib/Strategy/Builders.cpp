@@ -287,25 +287,23 @@ FailureOr<StrategyAttr> autodist::buildStrategy(StringRef name,
                                                 ArrayRef<Variable> vars,
                                                 ClusterAttr cluster,
                                                 const BuilderOptions &options,
-                                                std::string &error) {
-  if (options.chunkSize < 1) {
-    error = "chunk size must be >= 1, got " + std::to_string(options.chunkSize);
-    return failure();
-  }
-  if (options.compressor == Compressor::PowerSGD && options.powersgdRank < 1) {
-    error = "compressor powersgd needs a rank >= 1";
-    return failure();
-  }
-  if (options.staleness < 0 || (options.staleness > 0 && !options.sync)) {
-    error = "staleness must be >= 0 and needs sync";
-    return failure();
-  }
+                                                Location loc) {
+  if (options.chunkSize < 1)
+    return emitError(loc) << "chunk size must be >= 1, got " +
+                                 std::to_string(options.chunkSize);
+
+  if (options.compressor == Compressor::PowerSGD && options.powersgdRank < 1)
+    return emitError(loc) << "compressor powersgd needs a rank >= 1";
+
+  if (options.staleness < 0 || (options.staleness > 0 && !options.sync))
+    return emitError(loc) << "staleness must be >= 0 and needs sync";
+
   StrategyBuilder s(cluster.getContext(), cluster, options);
   if (s.servers.empty() && name != "allreduce" && name != "partitioned-ar" &&
-      name != "random-axis-ar") {
-    error = "the cluster has no CPU device to act as parameter server";
-    return failure();
-  }
+      name != "random-axis-ar")
+    return emitError(loc)
+           << "the cluster has no CPU device to act as parameter server";
+
   if (name == "ps")
     buildPS(s, vars, /*firstOnly=*/true);
   else if (name == "ps-lb")
@@ -340,11 +338,11 @@ FailureOr<StrategyAttr> autodist::buildStrategy(StringRef name,
                        });
   } else if (name == "parallax")
     buildParallax(s, vars);
-  else {
-    error = ("unknown strategy builder '" + name +
-             "' (supported: " + llvm::join(builderNames(), ", ") + ")")
-                .str();
-    return failure();
-  }
+  else
+    return emitError(loc) << ("unknown strategy builder '" + name +
+                              "' (supported: " +
+                              llvm::join(builderNames(), ", ") + ")")
+                                 .str();
+
   return s.finish(name);
 }

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -76,10 +77,10 @@ template <> struct MappingTraits<Spec> {
 };
 } // namespace llvm::yaml
 
-FailureOr<ClusterAttr> autodist::parseResourceSpec(MLIRContext *ctx,
-                                                   StringRef yaml,
-                                                   StringRef fileName,
-                                                   std::string &error) {
+/// parseResourceSpec, the failure as an llvm::Error (emitted once the
+/// handlers that capture the attribute verifiers' messages are gone).
+static llvm::Expected<ClusterAttr> parseSpec(MLIRContext *ctx, StringRef yaml,
+                                             StringRef fileName) {
   std::string first;
   auto handler = [](const llvm::SMDiagnostic &d, void *out) {
     auto *s = static_cast<std::string *>(out);
@@ -91,13 +92,12 @@ FailureOr<ClusterAttr> autodist::parseResourceSpec(MLIRContext *ctx,
   Spec spec;
   llvm::yaml::Input in(yaml, nullptr, handler, &first);
   in >> spec;
-  if (in.error()) {
-    error = (fileName + ":" + (first.empty() ? " invalid YAML" : first)).str();
-    return failure();
-  }
+  if (in.error())
+    return llvm::createStringError(
+        (fileName + ":" + (first.empty() ? " invalid YAML" : first)).str());
   auto fail = [&](const Twine &where, const Twine &msg) {
-    error = (fileName + ": " + where + ": " + msg).str();
-    return failure();
+    return llvm::createStringError(
+        (fileName + ": " + where + ": " + msg).str());
   };
   if (spec.nodes.empty())
     return fail("nodes", "the resource spec lists no nodes");
@@ -141,17 +141,21 @@ FailureOr<ClusterAttr> autodist::parseResourceSpec(MLIRContext *ctx,
   return cluster;
 }
 
-FailureOr<ClusterAttr> autodist::readResourceSpec(MLIRContext *ctx,
-                                                  StringRef path,
-                                                  std::string &error) {
+FailureOr<ClusterAttr>
+autodist::parseResourceSpec(StringRef yaml, StringRef fileName, Location loc) {
+  llvm::Expected<ClusterAttr> c = parseSpec(loc.getContext(), yaml, fileName);
+  if (!c)
+    return emitError(loc) << llvm::toString(c.takeError());
+  return *c;
+}
+
+FailureOr<ClusterAttr> autodist::readResourceSpec(StringRef path,
+                                                  Location loc) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) {
-    error = ("cannot read resource spec '" + path +
-             "': " + buf.getError().message())
-                .str();
-    return failure();
-  }
-  return parseResourceSpec(ctx, (*buf)->getBuffer(), path, error);
+  if (!buf)
+    return emitError(loc) << "cannot read resource spec '" << path
+                          << "': " << buf.getError().message();
+  return parseResourceSpec((*buf)->getBuffer(), path, loc);
 }
 
 std::string autodist::mpiHostfile(ClusterAttr cluster) {

@@ -432,32 +432,35 @@ json::Value nodeJSON(NodeConfigAttr node) {
 
 } // namespace
 
-FailureOr<StrategyAttr> autodist::parseStrategyJSON(MLIRContext *ctx,
-                                                    StringRef text,
-                                                    StringRef fileName,
-                                                    std::string &error) {
+FailureOr<StrategyAttr>
+autodist::parseStrategyJSON(StringRef text, StringRef fileName, Location loc) {
   llvm::Expected<json::Value> root = json::parse(text);
-  if (!root) {
-    error = (fileName + ": invalid JSON: " + llvm::toString(root.takeError()))
-                .str();
-    return failure();
+  if (!root)
+    return emitError(loc) << fileName << ": invalid JSON: "
+                          << llvm::toString(root.takeError());
+  MLIRContext *ctx = loc.getContext();
+  std::string error;
+  FailureOr<StrategyAttr> s = failure();
+  {
+    // Attribute verifiers report through the context; keep those messages
+    // for the one-line error.
+    std::string diags;
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      diags = d.str();
+      return success();
+    });
+    Reader reader(ctx, fileName);
+    s = reader.strategy(*root);
+    if (failed(s)) {
+      error = reader.error;
+      size_t pos = error.find("(see the diagnostic above)");
+      if (pos != std::string::npos)
+        error.replace(pos, strlen("(see the diagnostic above)"),
+                      "(" + diags + ")");
+    }
   }
-  // Attribute verifiers report through the context; keep those messages for
-  // the one-line error.
-  std::string diags;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-    diags = d.str();
-    return success();
-  });
-  Reader reader(ctx, fileName);
-  FailureOr<StrategyAttr> s = reader.strategy(*root);
-  if (failed(s)) {
-    error = reader.error;
-    size_t pos = error.find("(see the diagnostic above)");
-    if (pos != std::string::npos)
-      error.replace(pos, strlen("(see the diagnostic above)"),
-                    "(" + diags + ")");
-  }
+  if (failed(s))
+    return emitError(loc) << error;
   return s;
 }
 
@@ -496,35 +499,27 @@ std::string autodist::printStrategyJSON(StrategyAttr strategy) {
   return text;
 }
 
-FailureOr<StrategyAttr> autodist::readStrategyFile(MLIRContext *ctx,
-                                                   StringRef path,
-                                                   std::string &error) {
+FailureOr<StrategyAttr> autodist::readStrategyFile(StringRef path,
+                                                   Location loc) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) {
-    error = ("cannot read strategy file '" + path +
-             "': " + buf.getError().message())
-                .str();
-    return failure();
-  }
-  return parseStrategyJSON(ctx, (*buf)->getBuffer(), path, error);
+  if (!buf)
+    return emitError(loc) << "cannot read strategy file '" << path
+                          << "': " << buf.getError().message();
+  return parseStrategyJSON((*buf)->getBuffer(), path, loc);
 }
 
-LogicalResult autodist::writeFileAtomically(StringRef path, StringRef contents,
-                                            std::string &error) {
-  return writeOutputFile(
-      path,
-      [&](StringRef tmp, std::string &err) {
-        std::error_code ec;
-        llvm::raw_fd_ostream os(tmp, ec);
-        if (!ec) {
-          os << contents;
-          os.close();
-        }
-        if (ec || os.has_error()) {
-          err = ("cannot write '" + path + "'").str();
-          return failure();
-        }
-        return success();
-      },
-      error);
+llvm::Error autodist::writeFileAtomically(StringRef path, StringRef contents) {
+  return writeOutputFile(path, [&](StringRef tmp) -> llvm::Error {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (!ec) {
+      os << contents;
+      os.close();
+    }
+    if (ec || os.has_error()) {
+      os.clear_error();
+      return llvm::createStringError(("cannot write '" + path + "'").str());
+    }
+    return llvm::Error::success();
+  });
 }

@@ -65,12 +65,15 @@ int main(int argc, char **argv) {
         }
         const llvm::MemoryBuffer *buf =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-        if (!outputArgument.empty() &&
-            failed(autodist::checkOutputPath("-o", outputArgument,
-                                             {buf->getBufferIdentifier().str()},
-                                             /*allowStreams=*/true, err))) {
-          emitError(UnknownLoc::get(ctx)) << err;
-          return nullptr;
+        if (!outputArgument.empty()) {
+          if (auto checked = autodist::checkOutputPath(
+                  "-o", outputArgument, {buf->getBufferIdentifier().str()},
+                  /*allowStreams=*/true);
+              !checked) {
+            emitError(UnknownLoc::get(ctx))
+                << llvm::toString(checked.takeError());
+            return nullptr;
+          }
         }
         if (!outputArgument.empty())
           options.outputs = {{"-o", outputArgument}};

@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -35,11 +36,26 @@ struct OutputPath {
 /// `allowStreams` (tools printing IR: `-o /dev/null` is theirs); otherwise
 /// they are refused, since renaming a temporary onto a device would replace
 /// it with a regular file, and `-` is a file name.
-mlir::FailureOr<OutputPath> checkOutputPath(llvm::StringRef flag,
-                                            llvm::StringRef path,
-                                            llvm::ArrayRef<std::string> inputs,
-                                            bool allowStreams,
-                                            std::string &error);
+llvm::Expected<OutputPath> checkOutputPath(llvm::StringRef flag,
+                                           llvm::StringRef path,
+                                           llvm::ArrayRef<std::string> inputs,
+                                           bool allowStreams);
+
+/// An error already reported (as a diagnostic, by the code that failed):
+/// whoever turns llvm::Errors into diagnostics skips it.
+class ReportedError : public llvm::ErrorInfo<ReportedError> {
+public:
+  static char ID;
+  void log(llvm::raw_ostream &os) const override {
+    os << "(reported as a diagnostic)";
+  }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+};
+
+/// A ReportedError when `result` failed, else success.
+llvm::Error reported(mlir::LogicalResult result);
 
 /// Whether `a` and `b` are one file: the same inode when both exist (links
 /// included), else the same absolute path.
@@ -56,11 +72,11 @@ public:
   TempOutputFile &operator=(const TempOutputFile &) = delete;
 
   /// Creates the (empty) temporary file.
-  mlir::LogicalResult create(std::string &error);
+  llvm::Error create();
   /// The temporary file's path (valid after create()).
   llvm::StringRef path() const { return tmp; }
   /// Renames the temporary file onto the target.
-  mlir::LogicalResult commit(std::string &error);
+  llvm::Error commit();
 
 private:
   std::string target;
@@ -69,23 +85,18 @@ private:
 };
 
 /// Writes `target` through a TempOutputFile: `write` fills the temporary
-/// file (setting `error`, possibly empty when a diagnostic was already
-/// printed, on failure).
-mlir::LogicalResult
+/// file (a ReportedError when it reported its failure itself).
+llvm::Error
 writeOutputFile(llvm::StringRef target,
-                llvm::function_ref<mlir::LogicalResult(llvm::StringRef tmp,
-                                                       std::string &error)>
-                    write,
-                std::string &error);
+                llvm::function_ref<llvm::Error(llvm::StringRef tmp)> write);
 
 /// Runs `run` with the path a tool printing IR writes its `-o` output to:
 /// `output.target` itself when direct, else a TempOutputFile beside it,
 /// renamed onto it when `run` succeeds; a failing run leaves an existing
-/// output as it was. `error` is empty when `run` failed.
-mlir::LogicalResult
-runWithOutput(const OutputPath &output,
-              llvm::function_ref<mlir::LogicalResult(llvm::StringRef path)> run,
-              std::string &error);
+/// output as it was (and is a ReportedError: `run` reports its own).
+llvm::Error runWithOutput(
+    const OutputPath &output,
+    llvm::function_ref<mlir::LogicalResult(llvm::StringRef path)> run);
 
 /// The end of main() in a tool printing IR (autodist-opt, -translate):
 /// checks its -o `path` (refusing `inputs`), runs `run` through
@@ -109,10 +120,8 @@ void installSignalHandlers();
 /// Runs `argv` (argv[0]: the program's path) in a session of its own, so
 /// that a signal handled by installSignalHandlers() can end it with its
 /// children (c++ runs collect2, which runs ld), and waits for it. Fails
-/// with `error` ("exit 1", "killed by signal 9", "cannot run ...") unless
-/// it exits 0.
-mlir::LogicalResult runChild(llvm::ArrayRef<std::string> argv,
-                             std::string &error);
+/// ("exit 1", "killed by signal 9", "cannot run ...") unless it exits 0.
+llvm::Error runChild(llvm::ArrayRef<std::string> argv);
 
 /// Where `-o` is on the command line `args` (the form llvm::cl accepts: `-o
 /// F`, `-o=F`, `--o F`, `--o=F`, before a `--`), for tools whose `-o` option

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -41,28 +42,25 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,
 /// partitions (CodegenPartition.h) compiled on `jobs` threads (0: one per
 /// core); `objects` gets their paths, `basePath` + `.partN.o`. On failure
 /// none of them is left behind.
-mlir::LogicalResult
-emitObjectFiles(mlir::ModuleOp module, llvm::StringRef modelPath,
-                unsigned optLevel, unsigned jobs, llvm::StringRef basePath,
-                std::vector<std::string> &objects, std::string &error);
+llvm::Error emitObjectFiles(mlir::ModuleOp module, llvm::StringRef modelPath,
+                            unsigned optLevel, unsigned jobs,
+                            llvm::StringRef basePath,
+                            std::vector<std::string> &objects);
 
 /// emitObjectFiles, merged into the one relocatable object file `path`.
-mlir::LogicalResult emitObjectFile(mlir::ModuleOp module,
-                                   llvm::StringRef modelPath, unsigned optLevel,
-                                   unsigned jobs, llvm::StringRef path,
-                                   std::string &error);
+llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef modelPath,
+                           unsigned optLevel, unsigned jobs,
+                           llvm::StringRef path);
 
 /// Links `objects` with the runtime into the executable `outPath`, with the
 /// runtime's link arguments from `linkFile` (empty: found as Linker.cpp
 /// says).
-mlir::LogicalResult linkExecutable(const std::vector<std::string> &objects,
-                                   llvm::StringRef outPath,
-                                   llvm::StringRef linkFile,
-                                   std::string &error);
+llvm::Error linkExecutable(const std::vector<std::string> &objects,
+                           llvm::StringRef outPath, llvm::StringRef linkFile);
 
 /// Merges `objects` into the relocatable object file `outPath` (`ld -r`).
-mlir::LogicalResult mergeObjects(const std::vector<std::string> &objects,
-                                 llvm::StringRef outPath, std::string &error);
+llvm::Error mergeObjects(const std::vector<std::string> &objects,
+                         llvm::StringRef outPath);
 
 /// Removes `paths`, ignoring those that do not exist, and takes them off the
 /// files removed on a signal.

@@ -57,12 +57,12 @@ std::optional<Placement> parsePlacement(llvm::StringRef name);
 /// The builder names, as `--strategy=` takes them.
 llvm::ArrayRef<llvm::StringLiteral> builderNames();
 
-/// Runs builder `name`; failure (with `error` set) for an unknown name or
-/// options the builder rejects.
+/// Runs builder `name`; an unknown name or options the builder rejects are
+/// an error diagnostic at `loc`.
 mlir::FailureOr<dist::StrategyAttr>
 buildStrategy(llvm::StringRef name, llvm::ArrayRef<Variable> variables,
               dist::ClusterAttr cluster, const BuilderOptions &options,
-              std::string &error);
+              mlir::Location loc);
 
 /// AutoDist's shard count for axis size `n`: the smallest divisor >= 2, or
 /// `n` itself when prime; 1 when `n` <= 1.

@@ -13,16 +13,15 @@
 
 namespace autodist {
 
-/// Parses a resource spec; on failure `error` names the file, line and key.
-mlir::FailureOr<dist::ClusterAttr> parseResourceSpec(mlir::MLIRContext *ctx,
-                                                     llvm::StringRef yaml,
+/// Parses a resource spec; a failure is an error diagnostic at `loc` naming
+/// the file, line and key.
+mlir::FailureOr<dist::ClusterAttr> parseResourceSpec(llvm::StringRef yaml,
                                                      llvm::StringRef fileName,
-                                                     std::string &error);
+                                                     mlir::Location loc);
 
-/// Reads and parses a resource spec file.
-mlir::FailureOr<dist::ClusterAttr> readResourceSpec(mlir::MLIRContext *ctx,
-                                                    llvm::StringRef path,
-                                                    std::string &error);
+/// Reads and parses a resource spec file (errors as parseResourceSpec's).
+mlir::FailureOr<dist::ClusterAttr> readResourceSpec(llvm::StringRef path,
+                                                    mlir::Location loc);
 
 /// An OpenMPI hostfile: one `address slots=N` line per node, N its replica
 /// devices (GPUs, or CPUs on a node without GPUs).

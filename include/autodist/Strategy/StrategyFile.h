@@ -13,24 +13,21 @@
 
 namespace autodist {
 
-/// Parses strategy JSON; on failure `error` names the file and the key.
-mlir::FailureOr<dist::StrategyAttr> parseStrategyJSON(mlir::MLIRContext *ctx,
-                                                      llvm::StringRef text,
+/// Parses strategy JSON; a failure is an error diagnostic at `loc` naming
+/// the file and the key.
+mlir::FailureOr<dist::StrategyAttr> parseStrategyJSON(llvm::StringRef text,
                                                       llvm::StringRef fileName,
-                                                      std::string &error);
+                                                      mlir::Location loc);
 
 /// The canonical JSON of `strategy` (every field written, fixed order).
 std::string printStrategyJSON(dist::StrategyAttr strategy);
 
-/// Reads and parses a strategy file.
-mlir::FailureOr<dist::StrategyAttr> readStrategyFile(mlir::MLIRContext *ctx,
-                                                     llvm::StringRef path,
-                                                     std::string &error);
+/// Reads and parses a strategy file (errors as parseStrategyJSON's).
+mlir::FailureOr<dist::StrategyAttr> readStrategyFile(llvm::StringRef path,
+                                                     mlir::Location loc);
 
 /// Writes a file atomically (temporary file, then rename).
-mlir::LogicalResult writeFileAtomically(llvm::StringRef path,
-                                        llvm::StringRef contents,
-                                        std::string &error);
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents);
 
 } // namespace autodist
 
