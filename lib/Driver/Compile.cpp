@@ -259,11 +259,9 @@ LogicalResult Compiler::writeExecutable(ModuleOp module) {
 
 LogicalResult Compiler::run() {
   OnnxImportOptions importOptions;
-  std::string shapeError = parseInputShapes(o.inputShapes, importOptions);
-  if (shapeError.empty())
-    shapeError = parseBoundInputs(o.boundInputs, importOptions);
-  if (!shapeError.empty())
-    return fail(context, shapeError);
+  if (failed(report(context, parseInputShapes(o.inputShapes, importOptions))) ||
+      failed(report(context, parseBoundInputs(o.boundInputs, importOptions))))
+    return failure();
   if (failed(verifyCompileOptions(context, o)) ||
       failed(checkOutputs(context, o, targets)))
     return failure();

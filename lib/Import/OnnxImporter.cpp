@@ -38,7 +38,7 @@ using namespace mlir;
 
 namespace autodist {
 
-std::string parseInputShapes(ArrayRef<std::string> specs,
+llvm::Error parseInputShapes(ArrayRef<std::string> specs,
                              OnnxImportOptions &options) {
   for (const std::string &list : specs) {
     SmallVector<StringRef> items;
@@ -46,46 +46,49 @@ std::string parseInputShapes(ArrayRef<std::string> specs,
     for (StringRef item : items) {
       auto [name, dims] = item.rsplit(':');
       if (name.empty() || dims.empty() || dims == item)
-        return ("invalid --input-shape '" + item +
-                "' (expected NAME:D0xD1..., e.g. x:16x64)")
-            .str();
+        return llvm::createStringError(
+            ("invalid --input-shape '" + item +
+             "' (expected NAME:D0xD1..., e.g. x:16x64)")
+                .str());
       std::vector<int64_t> shape;
       SmallVector<StringRef> parts;
       dims.split(parts, 'x');
       for (StringRef p : parts) {
         int64_t d;
         if (p.getAsInteger(10, d) || d <= 0)
-          return ("invalid dim '" + p + "' in --input-shape '" + item + "'")
-              .str();
+          return llvm::createStringError(
+              ("invalid dim '" + p + "' in --input-shape '" + item + "'")
+                  .str());
         shape.push_back(d);
       }
       options.inputShapes[name] = std::move(shape);
     }
   }
-  return "";
+  return llvm::Error::success();
 }
 
-std::string parseBoundInputs(ArrayRef<std::string> specs,
+llvm::Error parseBoundInputs(ArrayRef<std::string> specs,
                              OnnxImportOptions &options) {
   for (StringRef spec : specs) {
     auto [name, list] = spec.split('=');
     if (name.empty() || name == spec)
-      return ("invalid --bind-input '" + spec +
-              "' (expected NAME=V0,V1,..., e.g. axes=0,2)")
-          .str();
+      return llvm::createStringError(
+          ("invalid --bind-input '" + spec +
+           "' (expected NAME=V0,V1,..., e.g. axes=0,2)")
+              .str());
     std::vector<int64_t> values;
     SmallVector<StringRef> parts; // NAME= binds an empty 1-D input
     list.split(parts, ',', -1, /*KeepEmpty=*/false);
     for (StringRef p : parts) {
       int64_t v;
       if (p.trim().getAsInteger(10, v))
-        return ("invalid value '" + p + "' in --bind-input '" + spec + "'")
-            .str();
+        return llvm::createStringError(
+            ("invalid value '" + p + "' in --bind-input '" + spec + "'").str());
       values.push_back(v);
     }
     options.boundInputs[name] = std::move(values);
   }
-  return "";
+  return llvm::Error::success();
 }
 
 namespace detail {

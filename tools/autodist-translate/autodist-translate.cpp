@@ -56,11 +56,11 @@ int main(int argc, char **argv) {
       [](llvm::SourceMgr &sourceMgr,
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         autodist::OnnxImportOptions options;
-        std::string err = autodist::parseInputShapes(inputShapes, options);
-        if (err.empty())
+        llvm::Error err = autodist::parseInputShapes(inputShapes, options);
+        if (!err)
           err = autodist::parseBoundInputs(boundInputs, options);
-        if (!err.empty()) {
-          emitError(UnknownLoc::get(ctx)) << err;
+        if (err) {
+          emitError(UnknownLoc::get(ctx)) << llvm::toString(std::move(err));
           return nullptr;
         }
         const llvm::MemoryBuffer *buf =

@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -27,13 +28,13 @@ struct OnnxImportOptions {
 };
 
 /// Parses `--bind-input` values (`NAME=V0,V1,...`, integers) into
-/// `options`; returns an error message on bad syntax.
-std::string parseBoundInputs(llvm::ArrayRef<std::string> specs,
+/// `options`; fails naming the value on bad syntax.
+llvm::Error parseBoundInputs(llvm::ArrayRef<std::string> specs,
                              OnnxImportOptions &options);
 
 /// Parses `--input-shape` values (`NAME:D0xD1...`, comma-separated lists
-/// allowed) into `options`; returns an error message on bad syntax.
-std::string parseInputShapes(llvm::ArrayRef<std::string> specs,
+/// allowed) into `options`; fails naming the value on bad syntax.
+llvm::Error parseInputShapes(llvm::ArrayRef<std::string> specs,
                              OnnxImportOptions &options);
 
 /// Imports a serialized ONNX ModelProto into a module holding
