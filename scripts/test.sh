@@ -26,7 +26,7 @@ pylog=$(mktemp)
 trap 'rm -f "$log" "$pylog"' EXIT
 AUTODIST_WHEEL_DIR="$PWD/build/wheels" build/torch-venv/bin/python -m pytest \
   -p no:cacheprovider -q -rs python/tests 2>&1 | tee "$pylog" || status=$?
-count() { grep -Eo "[0-9]+ $1" "$pylog" | tail -1 | cut -d' ' -f1; }
+count() { { grep -Eo "[0-9]+ $1" "$pylog" || true; } | tail -1 | cut -d' ' -f1; }
 pypassed=$(count passed); pyfailed=$(count failed); pyerrors=$(count error)
 pyskipped=$(count skipped)
 echo "pytest: ${pypassed:-0} passed, $(( ${pyfailed:-0} + ${pyerrors:-0} )) failed, ${pyskipped:-0} skipped"
