@@ -676,6 +676,13 @@ void printOnnxOperatorTable(llvm::raw_ostream &os) {
   detail::printOperatorTable(detail::OpRegistry::get(), os);
 }
 
+std::vector<std::string> supportedOnnxOperators() {
+  std::vector<std::string> names;
+  for (const detail::OpSpec &s : detail::OpRegistry::get().ops())
+    names.push_back(s.name);
+  return names;
+}
+
 static OwningOpRef<ModuleOp>
 importStream(MLIRContext *context,
              google::protobuf::io::ZeroCopyInputStream &input, StringRef name,

@@ -45,6 +45,17 @@ static llvm::cl::opt<bool> printOperators(
       std::exit(0);
     }));
 
+static llvm::cl::opt<bool> printOperatorNames(
+    "print-onnx-operator-names",
+    llvm::cl::desc("Print the supported ONNX operators' names, one per line "
+                   "(what the conformance runner selects tests by), and exit"),
+    llvm::cl::callback([](const bool &) {
+      for (const std::string &name : autodist::supportedOnnxOperators())
+        llvm::outs() << name << "\n";
+      llvm::outs().flush();
+      std::exit(0);
+    }));
+
 /// The -o value as given, for the check against the input (known in the
 /// translation only); empty without -o.
 static std::string outputArgument;

@@ -58,6 +58,10 @@ importOnnxFile(mlir::MLIRContext *context, llvm::StringRef path,
 /// (markdown): opsets, the nn op, the gradient and the limits of each.
 void printOnnxOperatorTable(llvm::raw_ostream &os);
 
+/// The names of the supported ONNX operators (the registry's entries, in
+/// the order of the table).
+std::vector<std::string> supportedOnnxOperators();
+
 } // namespace autodist
 
 #endif // AUTODIST_IMPORT_ONNXIMPORTER_H
