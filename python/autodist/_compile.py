@@ -220,7 +220,9 @@ def compile(model: ModelLike, train: Optional[Training] = None,
                 strategy = _strategy.AllReduce()
             if isinstance(strategy, str) and strategy == "auto":
                 strategy = _auto_strategy(model_path, cluster_path, common)
-            if isinstance(strategy, str) and not strategy.endswith(".json"):
+            if isinstance(strategy, str) and not os.path.exists(strategy):
+                if strategy.endswith(".json"):
+                    raise FileNotFoundError(f"no strategy file '{strategy}'")
                 strategy = _strategy.builder(strategy)
             if isinstance(strategy, _strategy.Builder):
                 if _only_cli_settings(strategy):

@@ -107,3 +107,13 @@ def test_staleness_reaches_the_strategy(mlp, digits, tmp_path):
     assert exe.strategy.data["pipeline"]["stale"] == ["fc1.weight"]
     run = exe.launch(ranks=2, data=digits, steps=4, batch_size=8, echo=False)
     assert len(run.losses) == 4
+
+
+def test_strategy_given_as_a_file(mlp, tmp_path):
+    s = ad.strategy.build(mlp, ad.strategy.PSLoadBalancing())
+    path = tmp_path / "any-name.strategy"  # a file, whatever its extension
+    s.save(path)
+    assert ad.compile(mlp, strategy=str(path), emit="strategy").strategy == s
+    assert ad.compile(mlp, strategy=path, emit="strategy").strategy == s
+    with pytest.raises(FileNotFoundError, match="no strategy file"):
+        ad.compile(mlp, strategy=str(tmp_path / "missing.json"), emit="strategy")
