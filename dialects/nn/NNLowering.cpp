@@ -481,6 +481,26 @@ Results EqualOp::lowerToLinalg(OpBuilder &b) {
       })};
 }
 
+Results CompareOp::lowerToLinalg(OpBuilder &b) {
+  StringRef p = getPredicate();
+  // Ordered float predicates: a comparison with NaN is false.
+  arith::CmpFPredicate fp = p == "lt"   ? arith::CmpFPredicate::OLT
+                            : p == "le" ? arith::CmpFPredicate::OLE
+                            : p == "gt" ? arith::CmpFPredicate::OGT
+                                        : arith::CmpFPredicate::OGE;
+  arith::CmpIPredicate ip = p == "lt"   ? arith::CmpIPredicate::slt
+                            : p == "le" ? arith::CmpIPredicate::sle
+                            : p == "gt" ? arith::CmpIPredicate::sgt
+                                        : arith::CmpIPredicate::sge;
+  return SmallVector<Value>{
+      buildElementwise(b, getLoc(), getType(), getOperands(),
+                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                         if (isa<FloatType>(a[0].getType()))
+                           return arith::CmpFOp::create(nb, l, fp, a[0], a[1]);
+                         return arith::CmpIOp::create(nb, l, ip, a[0], a[1]);
+                       })};
+}
+
 Results WhereOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), getOperands(),

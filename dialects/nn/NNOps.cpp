@@ -202,27 +202,53 @@ LogicalResult GeluOp::verify() {
 // Comparison, select, cast, dropout
 //===----------------------------------------------------------------------===//
 
-LogicalResult EqualOp::inferReturnTypes(MLIRContext *ctx,
-                                        std::optional<Location> loc,
-                                        ValueRange operands, DictionaryAttr,
-                                        OpaqueProperties, RegionRange,
-                                        SmallVectorImpl<Type> &results) {
+/// The i1 result type of comparison `op` on `operands` (same element type,
+/// broadcast shapes).
+static LogicalResult inferComparison(MLIRContext *ctx, StringRef op,
+                                     std::optional<Location> loc,
+                                     ValueRange operands,
+                                     SmallVectorImpl<Type> &results) {
   auto l = rankedType(operands[0]), r = rankedType(operands[1]);
   if (l.getElementType() != r.getElementType())
-    return emitOptionalError(loc,
-                             "nn.equal operands have different element "
+    return emitOptionalError(loc, op,
+                             " operands have different element "
                              "types: ",
                              l.getElementType(), " and ", r.getElementType());
   auto shape = broadcastShapes(l.getShape(), r.getShape());
   if (failed(shape))
     return emitOptionalError(
-        loc, "nn.equal operands do not broadcast: ", shapeStr(l.getShape()),
+        loc, op, " operands do not broadcast: ", shapeStr(l.getShape()),
         " and ", shapeStr(r.getShape()));
   results.push_back(tensorOf(*shape, IntegerType::get(ctx, 1)));
   return success();
 }
 
+LogicalResult EqualOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &results) {
+  return inferComparison(ctx, "nn.equal", loc, operands, results);
+}
+
 LogicalResult EqualOp::verify() { return success(); }
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
+  return inferComparison(ctx, "nn.compare", loc, operands, results);
+}
+
+LogicalResult CompareOp::verify() {
+  if (!llvm::is_contained({"lt", "le", "gt", "ge"}, getPredicate()))
+    return emitOpError("predicate must be lt, le, gt or ge, got '")
+           << getPredicate() << "'";
+  if (getLhs().getType().getElementType().isInteger(1))
+    return emitOpError("compares f32 or i64 operands, not i1");
+  return success();
+}
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,

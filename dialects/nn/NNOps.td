@@ -255,6 +255,25 @@ def NN_EqualOp : NN_Op<"equal"> {
   let hasVerifier = 1;
 }
 
+def NN_CompareOp : NN_Op<"compare"> {
+  let summary = "Elementwise ordering comparison with numpy broadcasting";
+  let description = [{
+    ONNX `Less`, `LessOrEqual`, `Greater` and `GreaterOrEqual`:
+    `lhs <predicate> rhs` elementwise, `predicate` one of `lt`, `le`, `gt`,
+    `ge`, with numpy broadcasting. Both operands are f32 or both i64
+    (signed); the result is `i1`. Float comparisons are ordered: any with
+    NaN is false, as in ONNX and numpy.
+
+    ```mlir
+    %m = nn.compare %a, %b {predicate = "lt"} : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$lhs, NN_AnyTensor:$rhs,
+                   StrAttr:$predicate);
+  let results = (outs NN_BoolTensor:$result);
+  let hasVerifier = 1;
+}
+
 def NN_WhereOp : NN_DiffOp<"where"> {
   let summary = "Elementwise select with numpy broadcasting";
   let description = [{

@@ -117,6 +117,17 @@ FailureOr<Value> importGelu(NodeImporter &n) {
       {*x}, {n.b.getNamedAttr("approximate", n.b.getStringAttr(approx))});
 }
 
+/// Less, LessOrEqual, Greater, GreaterOrEqual: nn.compare with `predicate`.
+template <const char *Predicate>
+FailureOr<Value> importCompare(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0), y = n.operand(1);
+  if (failed(x) || failed(y))
+    return failure();
+  return n.build<nn::CompareOp>(
+      {*x, *y}, {n.b.getNamedAttr("predicate", n.b.getStringAttr(Predicate))});
+}
+constexpr char kLt[] = "lt", kLe[] = "le", kGt[] = "gt", kGe[] = "ge";
+
 FailureOr<Value> importWhere(NodeImporter &n) {
   FailureOr<Value> c = n.operand(0), x = n.operand(1), y = n.operand(2);
   if (failed(c) || failed(x) || failed(y))
@@ -211,6 +222,21 @@ OpSpec foldedOnly(const char *name, int64_t since,
           {"", "— (folded)", "—",
            "int64/bool constants only (shape arithmetic, see below); on "
            "run-time values an error"}};
+}
+
+/// The registry entry of an ordering comparison: run time on f32/i64
+/// (nn.compare), folded on int64 constants.
+OpSpec comparison(const char *name, int64_t since, ImportFn import,
+                  const char *predicate) {
+  return {name,
+          since,
+          {},
+          import,
+          kFoldElementwise,
+          {"", "`nn.compare`", "none (bool result)",
+           std::string("`predicate = \"") + predicate +
+               "\"`. float or int64 operands of the same type; `bool` result; "
+               "a comparison with NaN is false; folded on int64 constants"}};
 }
 
 } // namespace
@@ -397,10 +423,10 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add(foldedOnly("Abs", 7));
   r.add(foldedOnly("Min", 8));
   r.add(foldedOnly("Max", 8));
-  r.add(foldedOnly("Less", 7));
-  r.add(foldedOnly("Greater", 7));
-  r.add(foldedOnly("LessOrEqual", 12));
-  r.add(foldedOnly("GreaterOrEqual", 12));
+  r.add(comparison("Less", 7, importCompare<kLt>, "lt"));
+  r.add(comparison("Greater", 7, importCompare<kGt>, "gt"));
+  r.add(comparison("LessOrEqual", 12, importCompare<kLe>, "le"));
+  r.add(comparison("GreaterOrEqual", 12, importCompare<kGe>, "ge"));
   r.add(foldedOnly("Not", 7));
   r.add(foldedOnly("And", 7));
   r.add(foldedOnly("Or", 7));
