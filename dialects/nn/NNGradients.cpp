@@ -48,9 +48,9 @@ static LogicalResult reshapeBack(OpBuilder &b, Operation *op, Value grad,
   SmallVector<int64_t> shape;
   for (int64_t d : t.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  operandGrads.assign(
-      {ReshapeOp::create(b, op->getLoc(), grad, b.getDenseI64ArrayAttr(shape))
-           .getResult()});
+  operandGrads.assign({ReshapeOp::create(b, op->getLoc(), grad, Value(),
+                                         b.getDenseI64ArrayAttr(shape))
+                           .getResult()});
   return success();
 }
 
@@ -137,9 +137,9 @@ LogicalResult MatMulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   if (b2t.getRank() == 2 && !ShapedType::isDynamic(k) &&
       !ShapedType::isDynamic(n) && a2t.getNumDynamicDims() <= 1) {
     Value rowsA =
-        ReshapeOp::create(b, loc, a2, b.getDenseI64ArrayAttr({-1, k}));
+        ReshapeOp::create(b, loc, a2, Value(), b.getDenseI64ArrayAttr({-1, k}));
     Value rowsG =
-        ReshapeOp::create(b, loc, g2, b.getDenseI64ArrayAttr({-1, n}));
+        ReshapeOp::create(b, loc, g2, Value(), b.getDenseI64ArrayAttr({-1, n}));
     db = gemm(b, loc, rowsA, rowsG, true, false, 1.0f);
   } else {
     db = sumToShape(
@@ -178,6 +178,51 @@ LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
       {sumToShape(b, loc, MulOp::create(b, loc, g, getRhs()), typeOf(getLhs())),
        sumToShape(b, loc, MulOp::create(b, loc, g, getLhs()),
                   typeOf(getRhs()))});
+  return success();
+}
+
+/// The VJP of minimum (`lt`) or maximum (`gt`): the gradient goes to the
+/// operand that was chosen, halved on ties (PyTorch's minimum/maximum).
+static void extremumVJP(OpBuilder &b, Location loc, Value g, Value lhs,
+                        Value rhs, StringRef picksLhs,
+                        SmallVectorImpl<Value> &operandGrads) {
+  Value zero = scalarConst(b, loc, 0.0f);
+  Value half = scale(b, loc, g, 0.5f);
+  Value tie = EqualOp::create(b, loc, lhs, rhs);
+  Value lhsWins = CompareOp::create(b, loc, lhs, rhs, picksLhs);
+  Value toLhs = WhereOp::create(b, loc, tie, half,
+                                WhereOp::create(b, loc, lhsWins, g, zero));
+  Value toRhs = WhereOp::create(b, loc, tie, half,
+                                WhereOp::create(b, loc, lhsWins, zero, g));
+  operandGrads.assign({sumToShape(b, loc, toLhs, typeOf(lhs)),
+                       sumToShape(b, loc, toRhs, typeOf(rhs))});
+}
+
+LogicalResult MinOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  extremumVJP(b, getLoc(), resultGrads[0], getLhs(), getRhs(), "lt",
+              operandGrads);
+  return success();
+}
+
+LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  extremumVJP(b, getLoc(), resultGrads[0], getLhs(), getRhs(), "gt",
+              operandGrads);
+  return success();
+}
+
+/// `g sign(x)`: 0 at x = 0 (and NaN), as PyTorch's abs backward.
+LogicalResult AbsOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  Value g = resultGrads[0], x = getInput();
+  Value zero = scalarConst(b, loc, 0.0f);
+  Value pos = CompareOp::create(b, loc, x, zero, "gt");
+  Value neg = CompareOp::create(b, loc, x, zero, "lt");
+  operandGrads.assign({WhereOp::create(
+      b, loc, pos, g,
+      WhereOp::create(b, loc, neg, NegOp::create(b, loc, g), zero))});
   return success();
 }
 

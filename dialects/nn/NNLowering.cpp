@@ -248,18 +248,124 @@ static Results lowerBinary(OpBuilder &b, Operation *op) {
       })};
 }
 
+/// A binary op on f32 or integer operands: `FloatOp` or `IntOp`.
+template <typename FloatOp, typename IntOp>
+static Results lowerNumericBinary(OpBuilder &b, Operation *op) {
+  if (isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
+    return lowerBinary<FloatOp>(b, op);
+  return lowerBinary<IntOp>(b, op);
+}
+
 Results AddOp::lowerToLinalg(OpBuilder &b) {
-  return lowerBinary<arith::AddFOp>(b, *this);
+  return lowerNumericBinary<arith::AddFOp, arith::AddIOp>(b, *this);
 }
 Results SubOp::lowerToLinalg(OpBuilder &b) {
-  return lowerBinary<arith::SubFOp>(b, *this);
+  return lowerNumericBinary<arith::SubFOp, arith::SubIOp>(b, *this);
 }
 Results MulOp::lowerToLinalg(OpBuilder &b) {
-  return lowerBinary<arith::MulFOp>(b, *this);
+  return lowerNumericBinary<arith::MulFOp, arith::MulIOp>(b, *this);
+}
+// NaN-propagating on floats (as numpy's minimum/maximum and PyTorch).
+Results MinOp::lowerToLinalg(OpBuilder &b) {
+  return lowerNumericBinary<arith::MinimumFOp, arith::MinSIOp>(b, *this);
+}
+Results MaxOp::lowerToLinalg(OpBuilder &b) {
+  return lowerNumericBinary<arith::MaximumFOp, arith::MaxSIOp>(b, *this);
+}
+
+/// `y` with 1 where `special` holds, so that an integer division cannot
+/// trap; the caller selects the result for those elements.
+static Value nonZeroDivisor(OpBuilder &b, Location l, Value y, Value special) {
+  Value one = arith::ConstantOp::create(b, l, b.getIntegerAttr(y.getType(), 1));
+  return arith::SelectOp::create(b, l, special, one, y);
+}
+
+static Value intZero(OpBuilder &b, Location l, Type t) {
+  return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 0));
 }
 
 Results DivOp::lowerToLinalg(OpBuilder &b) {
-  return lowerBinary<arith::DivFOp>(b, *this);
+  if (isa<FloatType>(getType().getElementType()))
+    return lowerBinary<arith::DivFOp>(b, *this);
+  // Truncating toward zero (C, onnxruntime); x / 0 is 0 rather than a trap.
+  // The minimum divided by -1 overflows: it is computed as a negation
+  // (wrapping) because idiv traps on it too.
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type t = a[0].getType();
+        Value zero = intZero(nb, l, t);
+        Value minusOne =
+            arith::ConstantOp::create(nb, l, nb.getIntegerAttr(t, -1));
+        Value isZero =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], zero);
+        Value isMinusOne = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, a[1], minusOne);
+        Value special = arith::OrIOp::create(nb, l, isZero, isMinusOne);
+        Value q = arith::DivSIOp::create(nb, l, a[0],
+                                         nonZeroDivisor(nb, l, a[1], special));
+        Value negated = arith::SubIOp::create(nb, l, zero, a[0]);
+        q = arith::SelectOp::create(nb, l, isMinusOne, negated, q);
+        return arith::SelectOp::create(nb, l, isZero, zero, q);
+      })};
+}
+
+Results ModOp::lowerToLinalg(OpBuilder &b) {
+  bool fmod = getFmod();
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [fmod](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (isa<FloatType>(a[0].getType()))
+          return arith::RemFOp::create(nb, l, a[0], a[1]); // C fmod
+        Type t = a[0].getType();
+        Value zero = intZero(nb, l, t);
+        Value isZero =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], zero);
+        Value minusOne =
+            arith::ConstantOp::create(nb, l, nb.getIntegerAttr(t, -1));
+        Value isMinusOne = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, a[1], minusOne);
+        // x rem 0 and x rem -1 (which traps on the minimum) are 0.
+        Value special = arith::OrIOp::create(nb, l, isZero, isMinusOne);
+        Value r = arith::RemSIOp::create(nb, l, a[0],
+                                         nonZeroDivisor(nb, l, a[1], special));
+        r = arith::SelectOp::create(nb, l, special, zero, r);
+        if (fmod)
+          return r;
+        // Python's %: a non-zero remainder takes the divisor's sign.
+        Value rNeg =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r, zero);
+        Value bNeg =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, a[1], zero);
+        Value rNonZero =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ne, r, zero);
+        Value fix = arith::AndIOp::create(
+            nb, l, rNonZero, arith::XOrIOp::create(nb, l, rNeg, bNeg));
+        return arith::SelectOp::create(
+            nb, l, fix, arith::AddIOp::create(nb, l, r, a[1]), r);
+      })};
+}
+
+Results LogicalOp::lowerToLinalg(OpBuilder &b) {
+  StringRef kind = getKind();
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [kind](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (kind == "and")
+          return arith::AndIOp::create(nb, l, a[0], a[1]);
+        if (kind == "or")
+          return arith::OrIOp::create(nb, l, a[0], a[1]);
+        return arith::XOrIOp::create(nb, l, a[0], a[1]);
+      })};
+}
+
+Results NotOp::lowerToLinalg(OpBuilder &b) {
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), ValueRange{getInput()},
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value t = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+        return arith::XOrIOp::create(nb, l, a[0], t);
+      })};
 }
 Results PowOp::lowerToLinalg(OpBuilder &b) {
   return lowerBinary<math::PowFOp>(b, *this);
@@ -283,7 +389,16 @@ Results SqrtOp::lowerToLinalg(OpBuilder &b) {
 }
 Results NegOp::lowerToLinalg(OpBuilder &b) {
   return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
-    return arith::NegFOp::create(nb, l, x);
+    if (isa<FloatType>(x.getType()))
+      return arith::NegFOp::create(nb, l, x);
+    return arith::SubIOp::create(nb, l, intZero(nb, l, x.getType()), x);
+  });
+}
+Results AbsOp::lowerToLinalg(OpBuilder &b) {
+  return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
+    if (isa<FloatType>(x.getType()))
+      return math::AbsFOp::create(nb, l, x);
+    return math::AbsIOp::create(nb, l, x);
   });
 }
 Results ExpOp::lowerToLinalg(OpBuilder &b) {
@@ -845,7 +960,42 @@ Results FlattenOp::lowerToLinalg(OpBuilder &b) {
 }
 
 Results ReshapeOp::lowerToLinalg(OpBuilder &b) {
-  return lowerReshape(b, *this, getInput());
+  Results out = lowerReshape(b, *this, getInput());
+  Value sizes = getSizes();
+  if (failed(out) || !sizes)
+    return out;
+  // The import-time resolution of the shape must be the ONNX one.
+  Location loc = getLoc();
+  Value result = (*out)[0];
+  auto in = typeOf(getInput());
+  std::string node;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    node = " (node '" + name.getName().str() + "')";
+  for (int64_t k = 0; k < getType().getRank(); ++k) {
+    Value idx = arith::ConstantIndexOp::create(b, loc, k);
+    Value entry = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        tensor::ExtractOp::create(b, loc, sizes, ValueRange{idx}));
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
+    Value want = entry;
+    if (k < in.getRank())
+      want = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, entry, zero),
+          tensor::DimOp::create(b, loc, getInput(), k), entry);
+    Value have = tensor::DimOp::create(b, loc, result, k);
+    Value ok = arith::OrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, entry,
+                              minusOne),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, want, have));
+    cf::AssertOp::create(b, loc, ok,
+                         "Reshape: the shape read at run time disagrees with "
+                         "the one resolved at import" +
+                             node + ", dim " + std::to_string(k));
+  }
+  return out;
 }
 
 static Value addF(OpBuilder &b, Location l, Value x, Value y) {

@@ -129,31 +129,55 @@ static LogicalResult inferBroadcast(MLIRContext *ctx,
                                     std::optional<Location> loc,
                                     StringRef opName, ValueRange operands,
                                     SmallVectorImpl<Type> &results) {
-  auto l = rankedType(operands[0]).getShape();
-  auto r = rankedType(operands[1]).getShape();
+  auto lt = rankedType(operands[0]), rt = rankedType(operands[1]);
+  if (lt.getElementType() != rt.getElementType())
+    return emitOptionalError(loc, opName,
+                             " operands have different element types: ",
+                             lt.getElementType(), " and ", rt.getElementType());
+  auto l = lt.getShape(), r = rt.getShape();
   auto shape = broadcastShapes(l, r);
   if (failed(shape))
     return emitOptionalError(loc, opName,
                              " operands do not broadcast: ", shapeStr(l),
                              " and ", shapeStr(r));
-  results.push_back(f32Tensor(ctx, *shape));
+  results.push_back(tensorOf(*shape, lt.getElementType()));
   return success();
 }
 
-#define NN_BINARY_OP(CLASS, NAME)                                              \
+#define NN_INFER_BROADCAST(CLASS, NAME)                                        \
   LogicalResult CLASS::inferReturnTypes(                                       \
       MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
       DictionaryAttr, OpaqueProperties, RegionRange,                           \
       SmallVectorImpl<Type> &results) {                                        \
     return inferBroadcast(ctx, loc, NAME, operands, results);                  \
-  }                                                                            \
+  }
+#define NN_BINARY_OP(CLASS, NAME)                                              \
+  NN_INFER_BROADCAST(CLASS, NAME)                                              \
   LogicalResult CLASS::verify() { return success(); }
 NN_BINARY_OP(AddOp, "nn.add")
 NN_BINARY_OP(SubOp, "nn.sub")
 NN_BINARY_OP(MulOp, "nn.mul")
 NN_BINARY_OP(DivOp, "nn.div")
 NN_BINARY_OP(PowOp, "nn.pow")
+NN_BINARY_OP(MinOp, "nn.min")
+NN_BINARY_OP(MaxOp, "nn.max")
+NN_INFER_BROADCAST(ModOp, "nn.mod")
+NN_INFER_BROADCAST(LogicalOp, "nn.logical")
 #undef NN_BINARY_OP
+#undef NN_INFER_BROADCAST
+
+LogicalResult ModOp::verify() {
+  if (!getFmod() && isa<FloatType>(getLhs().getType().getElementType()))
+    return emitOpError("on f32 needs fmod = true (the sign of the dividend)");
+  return success();
+}
+
+LogicalResult LogicalOp::verify() {
+  if (!llvm::is_contained({"and", "or", "xor"}, getKind()))
+    return emitOpError("kind must be and, or or xor, got '")
+           << getKind() << "'";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Unary ops
@@ -448,6 +472,13 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult ReshapeOp::verify() {
   if (llvm::count(getShape(), -1) > 1)
     return emitOpError("shape has more than one -1");
+  if (Value sizes = getSizes()) {
+    auto t = cast<RankedTensorType>(sizes.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != (int64_t)getShape().size())
+      return emitOpError("sizes must be a tensor<")
+             << getShape().size() << "xi64> (one entry per result dim), got "
+             << t;
+  }
   return success();
 }
 

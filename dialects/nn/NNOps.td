@@ -23,6 +23,9 @@ def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
 /// Tensors that shape ops, comparisons, selects and casts accept.
 def NN_AnyTensor : RankedTensorOf<[F32, I64, I1]>;
+/// Tensors that arithmetic accepts: f32, or i64 (signed, wrapping) for the
+/// index arithmetic exporters leave at run time.
+def NN_NumericTensor : RankedTensorOf<[F32, I64]>;
 
 class NN_Op<string mnemonic, list<Trait> traits = []>
     : Op<NN_Dialect, mnemonic, !listconcat(traits, [
@@ -92,14 +95,15 @@ class NN_BinaryOp<string mnemonic, string onnxName, string symbol>
   let summary = "Elementwise " # onnxName # " with numpy broadcasting";
   let description = [{
     ONNX `}] # onnxName # [{`: `lhs }] # symbol # [{ rhs` elementwise, with
-    multidirectional (numpy) broadcasting.
+    multidirectional (numpy) broadcasting. Both operands are f32 or both
+    i64 (wrapping on overflow); integer results get no gradient.
 
     ```mlir
     %y = nn.}] # mnemonic # [{ %a, %b : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$lhs, NN_F32Tensor:$rhs);
-  let results = (outs NN_F32Tensor:$result);
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs);
+  let results = (outs NN_NumericTensor:$result);
   let hasVerifier = 1;
 }
 
@@ -108,29 +112,86 @@ def NN_SubOp : NN_BinaryOp<"sub", "Sub", "-">;
 def NN_MulOp : NN_BinaryOp<"mul", "Mul", "*">;
 
 /// A differentiable binary elementwise op with numpy broadcasting.
-class NN_BroadcastBinaryOp<string mnemonic, string onnxName, string expr>
+class NN_BroadcastBinaryOp<string mnemonic, string onnxName, string expr,
+                           TypeConstraint type = NN_F32Tensor,
+                           string types = "f32">
     : NN_DiffOp<mnemonic> {
   let summary = "Elementwise " # onnxName # " with numpy broadcasting";
   let description = [{
-    ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise on f32, with
-    multidirectional (numpy) broadcasting.
+    ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise on }] # types #
+    [{, with multidirectional (numpy) broadcasting.
 
     ```mlir
     %y = nn.}] # mnemonic # [{ %a, %b : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$lhs, NN_F32Tensor:$rhs);
-  let results = (outs NN_F32Tensor:$result);
+  let arguments = (ins type:$lhs, type:$rhs);
+  let results = (outs type:$result);
   let hasVerifier = 1;
 }
 
-def NN_DivOp : NN_BroadcastBinaryOp<"div", "Div", "lhs / rhs">;
+def NN_DivOp : NN_BroadcastBinaryOp<"div", "Div", "lhs / rhs", NN_NumericTensor,
+    "f32, or on i64 truncating toward zero (a zero divisor gives 0 instead "
+    "of trapping; the minimum divided by -1 wraps)">;
 def NN_PowOp : NN_BroadcastBinaryOp<"pow", "Pow", "pow(lhs, rhs)">;
+def NN_MinOp : NN_BroadcastBinaryOp<"min", "Min", "min(lhs, rhs)",
+    NN_NumericTensor, "f32 (NaN propagates; the gradient of a tie is split "
+    "in halves, as PyTorch's minimum) or i64 (signed)">;
+def NN_MaxOp : NN_BroadcastBinaryOp<"max", "Max", "max(lhs, rhs)",
+    NN_NumericTensor, "f32 (NaN propagates; the gradient of a tie is split "
+    "in halves, as PyTorch's maximum) or i64 (signed)">;
 
-/// A unary elementwise f32 op.
+def NN_ModOp : NN_Op<"mod"> {
+  let summary = "Elementwise remainder with numpy broadcasting";
+  let description = [{
+    ONNX `Mod`. With `fmod = false` (i64 only) the remainder takes the sign
+    of the divisor, as Python's `%`; with `fmod = true` it takes the sign of
+    the dividend, as C's `fmod` (required for f32). A zero divisor gives 0
+    on i64 (instead of trapping) and NaN on f32. No gradient.
+
+    ```mlir
+    %r = nn.mod %a, %b {fmod = false} : (tensor<?x4xi64>, tensor<i64>) -> tensor<?x4xi64>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs,
+                   BoolAttr:$fmod);
+  let results = (outs NN_NumericTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_LogicalOp : NN_Op<"logical"> {
+  let summary = "Elementwise boolean and/or/xor with numpy broadcasting";
+  let description = [{
+    ONNX `And`, `Or` and `Xor` on `i1` tensors (`kind` one of `and`, `or`,
+    `xor`), with numpy broadcasting.
+
+    ```mlir
+    %m = nn.logical %a, %b {kind = "and"} : (tensor<?x4xi1>, tensor<4xi1>) -> tensor<?x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_BoolTensor:$lhs, NN_BoolTensor:$rhs,
+                   StrAttr:$kind);
+  let results = (outs NN_BoolTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_NotOp : NN_Op<"not", [SameOperandsAndResultType]> {
+  let summary = "Elementwise boolean negation";
+  let description = [{
+    ONNX `Not` on an `i1` tensor.
+
+    ```mlir
+    %m = nn.not %a : (tensor<?x4xi1>) -> tensor<?x4xi1>
+    ```
+  }];
+  let arguments = (ins NN_BoolTensor:$input);
+  let results = (outs NN_BoolTensor:$result);
+}
+
+/// A unary elementwise op (f32 unless `type` says otherwise).
 class NN_UnaryOp<string mnemonic, string onnxName, string expr,
-                 list<Trait> traits = []>
-    : NN_DiffOp<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+                 TypeConstraint type = NN_F32Tensor>
+    : NN_DiffOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = "Elementwise " # onnxName;
   let description = [{
     ONNX `}] # onnxName # [{`: `}] # expr # [{` elementwise.
@@ -139,12 +200,16 @@ class NN_UnaryOp<string mnemonic, string onnxName, string expr,
     %y = nn.}] # mnemonic # [{ %x : (tensor<?x32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input);
-  let results = (outs NN_F32Tensor:$result);
+  let arguments = (ins type:$input);
+  let results = (outs type:$result);
 }
 
 def NN_SqrtOp : NN_UnaryOp<"sqrt", "Sqrt", "sqrt(x)">;
-def NN_NegOp : NN_UnaryOp<"neg", "Neg", "-x">;
+def NN_NegOp : NN_UnaryOp<"neg", "Neg", "-x (f32, or i64 wrapping)",
+                          NN_NumericTensor>;
+def NN_AbsOp : NN_UnaryOp<"abs", "Abs",
+    "|x| (f32, gradient `g sign(x)`, 0 at 0 as PyTorch; or i64 wrapping)",
+    NN_NumericTensor>;
 def NN_ExpOp : NN_UnaryOp<"exp", "Exp", "exp(x)">;
 def NN_LogOp : NN_UnaryOp<"log", "Log", "log(x)">;
 def NN_SigmoidOp : NN_UnaryOp<"sigmoid", "Sigmoid", "1 / (1 + exp(-x))">;
@@ -411,11 +476,22 @@ def NN_ReshapeOp : NN_DiffOp<"reshape"> {
     one `-1` is inferred from the element count. Any element type (f32,
     int64 token ids, bool masks); the result keeps it.
 
+    When the ONNX shape reads the dynamic batch next to a `-1` (`x.view(b,
+    -1, heads, d)`), the importer resolves it assuming the batch entry is
+    the input's dynamic dim, and passes the run-time shape as `sizes`: the
+    program then checks that every entry of `sizes` (a `0` meaning the
+    input's dim, a `-1` skipped) equals the result's dim, and aborts with a
+    message otherwise, so the assumption never gives a wrong answer.
+
     ```mlir
     %y = nn.reshape %x {shape = array<i64: -1, 32>} : (tensor<?x32xf32>) -> tensor<?x32xf32>
+    %h = nn.reshape %x, %s {shape = array<i64: -1, 16, 2, 8>}
+        : (tensor<?x16x16xf32>, tensor<4xi64>) -> tensor<?x16x2x8xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins NN_AnyTensor:$input,
+                   Optional<RankedTensorOf<[I64]>>:$sizes,
+                   DenseI64ArrayAttr:$shape);
   let results = (outs NN_AnyTensor:$result);
   let hasVerifier = 1;
 }

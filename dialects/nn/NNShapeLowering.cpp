@@ -169,9 +169,54 @@ Results SplitOp::lowerToLinalg(OpBuilder &b) {
 }
 
 Results ExpandOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  auto in = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> shape = getShape();
+  int64_t rank = type.getRank();
+  // Each dynamic result dim: the input's (aligned right), a run-time entry
+  // of `sizes`, or the larger of both.
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!type.isDynamicDim(i))
+      continue;
+    int64_t j = i - (rank - in.getRank());
+    int64_t k = i - (rank - (int64_t)shape.size());
+    Value size;
+    if (j >= 0 && in.isDynamicDim(j))
+      size = tensor::DimOp::create(b, loc, getInput(), j);
+    if (k >= 0 && shape[k] == -1) {
+      Value idx = arith::ConstantIndexOp::create(b, loc, k);
+      Value entry = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          tensor::ExtractOp::create(b, loc, getSizes(), ValueRange{idx}));
+      size = size ? arith::MaxSIOp::create(b, loc, size, entry).getResult()
+                  : entry;
+    }
+    dyn.push_back(size);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dyn);
   return SmallVector<Value>{buildElementwise(
-      b, getLoc(), getType(), {getInput()},
-      [](OpBuilder &, Location, ValueRange a) { return a[0]; })};
+      b, loc, type, {getInput()},
+      [](OpBuilder &, Location, ValueRange a) { return a[0]; }, init)};
+}
+
+Results ShapeOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  auto in = cast<RankedTensorType>(getInput().getType());
+  SmallVector<Value> dims;
+  for (int64_t i = getStart(); i < getEnd(); ++i) {
+    if (in.isDynamicDim(i))
+      dims.push_back(arith::IndexCastOp::create(
+          b, loc, b.getI64Type(),
+          tensor::DimOp::create(b, loc, getInput(), i)));
+    else
+      dims.push_back(arith::ConstantOp::create(
+          b, loc, b.getI64IntegerAttr(in.getDimSize(i))));
+  }
+  return SmallVector<Value>{
+      tensor::FromElementsOp::create(b, loc, getType(), dims).getResult()};
 }
 
 /// Keeps entry (i, j) of the last two dims where j - i >= k (upper) or

@@ -283,17 +283,23 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   Adaptor op(operands, attrs, props);
   auto in = rankedType(op.getInput());
   ArrayRef<int64_t> shape = op.getShape();
-  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+  if (llvm::any_of(shape, [](int64_t d) { return d < -1; }))
     return emitOptionalError(loc, "nn.expand shape ", shapeStr(shape),
                              " has a negative dim");
-  auto out = broadcastShapes(in.getShape(), shape);
+  // A run-time entry (-1) broadcasts like a dynamic dim.
+  SmallVector<int64_t> target(shape);
+  for (int64_t &d : target)
+    if (d == -1)
+      d = ShapedType::kDynamic;
+  auto out = broadcastShapes(in.getShape(), target);
   if (failed(out))
     return emitOptionalError(loc, "nn.expand cannot broadcast ",
                              shapeStr(in.getShape()), " to ", shapeStr(shape));
-  // A dynamic dim can only meet a 1: its size would decide the result's.
+  // A dynamic dim can only meet a 1 or a run-time entry: a static size
+  // would decide the result's.
   for (int64_t i = 0; i < in.getRank(); ++i) {
     int64_t j = i + (int64_t)shape.size() - in.getRank();
-    if (in.isDynamicDim(i) && j >= 0 && shape[j] != 1)
+    if (in.isDynamicDim(i) && j >= 0 && shape[j] != 1 && shape[j] != -1)
       return emitOptionalError(loc, "nn.expand of dynamic dim ", i, " of ",
                                shapeStr(in.getShape()), " to ", shape[j]);
   }
@@ -301,7 +307,43 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ExpandOp::verify() { return success(); }
+LogicalResult ExpandOp::verify() {
+  ArrayRef<int64_t> shape = getShape();
+  bool runTime = llvm::is_contained(shape, -1);
+  if (!getSizes()) {
+    if (runTime)
+      return emitOpError("a -1 entry in shape needs the sizes operand");
+    return success();
+  }
+  auto sizes = cast<RankedTensorType>(getSizes().getType());
+  if (sizes.getRank() != 1 || sizes.getDimSize(0) != (int64_t)shape.size())
+    return emitOpError("sizes must be a tensor<")
+           << shape.size() << "xi64> (one entry per shape dim), got " << sizes;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ShapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *ctx,
+                                        std::optional<Location> loc,
+                                        ValueRange operands,
+                                        DictionaryAttr attrs,
+                                        OpaqueProperties props, RegionRange,
+                                        SmallVectorImpl<Type> &results) {
+  Adaptor op(operands, attrs, props);
+  int64_t rank = rankedType(op.getInput()).getRank();
+  int64_t start = op.getStart(), end = op.getEnd();
+  if (start < 0 || start > end || end > rank)
+    return emitOptionalError(loc, "nn.shape range [", start, ", ", end,
+                             ") is not within the rank ", rank);
+  results.push_back(
+      RankedTensorType::get({end - start}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult ShapeOp::verify() { return success(); }
 
 //===----------------------------------------------------------------------===//
 // TriluOp

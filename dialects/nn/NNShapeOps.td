@@ -108,16 +108,42 @@ def NN_ExpandOp : NN_DiffOp<"expand"> {
     ONNX `Expand`: the result shape is the numpy broadcast of the input's
     shape and `shape` (bidirectional: a 1 in `shape` keeps the input's dim,
     and `shape` may have fewer dims than the input). A dynamic input dim can
-    only meet a 1. Lowers to a `linalg.generic` with broadcasting maps; the
-    gradient sums over the broadcast dims.
+    only meet a 1, or a -1. A -1 in `shape` is an entry known only at run
+    time (the batch size read by `Shape`): it is read from `sizes`, the
+    1-D int64 shape tensor of the ONNX node, which must then be given; a
+    dynamic input dim against it gives the larger of the two. Lowers to a
+    `linalg.generic` with broadcasting maps; the gradient sums over the
+    broadcast dims.
 
     ```mlir
     %y = nn.expand %m {shape = array<i64: 4, 1, 8, 8>}
         : (tensor<1x1x8x8xf32>) -> tensor<4x1x8x8xf32>
+    %c = nn.expand %cls, %s {shape = array<i64: -1, 1, 1>}
+        : (tensor<1x1x8xf32>, tensor<3xi64>) -> tensor<?x1x8xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let arguments = (ins NN_AnyTensor:$input,
+                   Optional<RankedTensorOf<[I64]>>:$sizes,
+                   DenseI64ArrayAttr:$shape);
   let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ShapeOp : NN_Op<"shape"> {
+  let summary = "The dims of a tensor as a 1-D int64 tensor (ONNX Shape)";
+  let description = [{
+    ONNX `Shape`: dims `start` up to `end` (exclusive, normalized: 0 <=
+    start <= end <= rank) of `input` as a `tensor<(end - start) x i64>`.
+    The importer folds a Shape whose dims are static; this op carries the
+    ones that read a dynamic dim (the batch) to the ops that need its value
+    at run time (Expand, ConstantOfShape). No gradient.
+
+    ```mlir
+    %s = nn.shape %x {start = 0, end = 2} : (tensor<?x16xi64>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$start, I64Attr:$end);
+  let results = (outs RankedTensorOf<[I64]>:$result);
   let hasVerifier = 1;
 }
 

@@ -77,7 +77,7 @@ Value sumToShape(OpBuilder &b, Location loc, Value grad,
   SmallVector<int64_t> shape;
   for (int64_t d : target.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  return ReshapeOp::create(b, loc, sum, b.getDenseI64ArrayAttr(shape));
+  return ReshapeOp::create(b, loc, sum, Value(), b.getDenseI64ArrayAttr(shape));
 }
 
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,

@@ -27,7 +27,7 @@ Models (opset 17 unless noted):
   split (an unused output; num_outputs, opset 18),
   expand, trilu, clip (bound inputs, one absent or empty; opset 13),
   clip_opset10 (min/max attributes, opset 10), hard_sigmoid, hard_swish
-  (opset 14)
+  (opset 14), abs, min and max (three inputs, one broadcast; and a tie)
 
 Example::
 
@@ -306,6 +306,18 @@ def hard_swish(m):
     m.term(m.node("HardSwish", [m.linear("x", 4, -3.0, 3.0)]), [None, 4])
 
 
+def min_max(op):
+    def make(m):
+        # Two run-time operands and a broadcast parameter, three inputs
+        # (ONNX's variadic form); no ties with random weights.
+        m.term(m.node(op, [m.linear("x", 4), m.linear("p", 4),
+                           m.weight([4], -0.5, 0.5)]), [None, 4])
+        # Ties: an operand against itself, the gradient split in halves.
+        h = m.linear("x", 4)
+        m.term(m.node(op, [h, h]), [None, 4])
+    return make
+
+
 MODELS = {
     "div": (div, 17),
     "pow_const": (pow_const, 17),
@@ -343,6 +355,9 @@ MODELS = {
     "clip_opset10": (clip_opset10, 10),
     "hard_sigmoid": (hard_sigmoid, 17),
     "hard_swish": (hard_swish, 14),
+    "abs": (unary("Abs"), 17),
+    "min": (min_max("Min"), 17),
+    "max": (min_max("Max"), 17),
 }
 
 

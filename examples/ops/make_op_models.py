@@ -54,6 +54,12 @@ Families (file ``<name>.onnx`` in --out-dir):
                    to compile it with that --input-shape      (opset 13)
   constant_forms   Constant's value_float(s)/value_int(s), an INT32 tensor
                                                                   (opset 13)
+  dynamic_batch    Expand/ConstantOfShape (float, int64)/Reshape to shapes
+                   read from the dynamic batch, without --input-shape
+                                                                  (opset 15)
+  int_arith        run-time int64 Add/Sub/Mul/Div/Mod (both signs)/Neg/Abs/
+                   Min/Max, bool And/Or/Xor/Not, float Min/Max (variadic),
+                   Abs, Mod                                       (opset 17)
   hard_activations Clip with constant bound inputs (ReLU6, one bound absent,
                    an empty min, a float-initializer max), HardSigmoid
                    (PyTorch's alpha = 1/6 and another), HardSwish  (opset 14)
@@ -512,6 +518,46 @@ def shape_batch(b):
     return m
 
 
+def dynamic_batch(b):
+    """Shape computations that read the dynamic batch, compiled without
+    --input-shape: Expand of a weight to [batch, 1, 4] (ViT's class token),
+    ConstantOfShape of [batch, 6] with float and int64 values (HF's default
+    attention mask and token types), Reshape to [batch, -1, 2] (a view with
+    the batch beside a -1), Shape with start/end."""
+    x = "x"                                                             # [B,6]
+    zero = ints(b, "i0", [0])
+    sh = b.node("Shape", [x])
+    bsz = b.node("Unsqueeze", [b.node("Gather", [sh, b.const("g0", np.array(0, I64))]), zero])
+    cls = b.node("Expand", [b.weight("cls", [1, 1, 6]),
+                            b.node("Concat", [bsz, ints(b, "one1", [1, 1])], axis=0)])
+    ones = b.node("ConstantOfShape", [b.node("Shape", [x], end=1), ],
+                  value=numpy_helper.from_array(np.array([2.0], np.float32)))
+    ones2 = b.node("ConstantOfShape", [sh],
+                   value=numpy_helper.from_array(np.array([3], I64)))
+    mask = b.node("Mul", [b.node("Unsqueeze", [ones, ints(b, "ax1", [1])]),
+                          b.node("Cast", [ones2], to=F)])               # [B,6]
+    r = b.node("Reshape", [x, b.node("Concat", [bsz, ints(b, "m12", [-1, 2])], axis=0)])
+    r = b.node("Reshape", [b.node("Mul", [r, b.scalar(0.5)]),
+                           b.node("Shape", [x, ], start=0)])            # [B,6]
+    y = b.sum(b.node("Reshape", [cls, ints(b, "m16", [-1, 6])]), mask, r, x)
+    return b.model("dynamic_batch", [(x, [B, 6])], y, [B, 6], 15)
+
+
+def reshape_batch_mismatch():
+    """A Reshape whose run-time shape is [2 * batch, -1] on a [batch, 6]
+    input: the import-time resolution (batch entry = the dynamic dim) is
+    wrong, and the compiled program must stop with a message, never answer."""
+    b = Builder(np.random.default_rng(0))
+    x = "x"
+    bsz = b.node("Unsqueeze", [b.node("Gather", [b.node("Shape", [x]),
+                                                 b.const("g0", np.array(0, I64))]),
+                               ints(b, "i0", [0])])
+    two_b = b.node("Mul", [bsz, ints(b, "two", [2])])
+    r = b.node("Reshape", [x, b.node("Concat", [two_b, ints(b, "m1", [-1])], axis=0)])
+    y = b.node("Reshape", [r, ints(b, "back", [-1, 6])])
+    return b.model("reshape_batch_mismatch", [(x, [B, 6])], y, [B, 6], 13)
+
+
 def constant_forms(b):
     """Constant's scalar and list attributes (opset 12+) and an INT32 tensor
     (Mistral's sliding-window mask): int ones fold, float ones are data."""
@@ -545,6 +591,41 @@ def int_bool_reshape(b):
     y = b.node("Where", [m3, b.scalar(0.0), emb])
     return b.model("int_bool_reshape", [(ids, [B, 6], TensorProto.INT64)], y,
                    [B, 6, 4], 14)
+
+
+def int_arith(b):
+    """Run-time int64 arithmetic (T5's relative position buckets), Min/Max/
+    Abs/Mod on float and int64, and bool logic (RoBERTa's padding mask)."""
+    x = "x"                                                          # [B,6]
+    q = b.node("Cast", [b.node("Mul", [x, b.scalar(4.0)])], to=TensorProto.INT64)
+    q2 = b.node("Cast", [b.node("Mul", [x, b.scalar(-3.0)])], to=TensorProto.INT64)
+    a = b.node("Add", [q, b.const("c1", np.array([3, -2, 5, 0, 1, -7], I64))])
+    s = b.node("Sub", [a, q2])
+    m = b.node("Mul", [s, b.const("three_i", np.array(3, I64))])
+    # Truncating division and both Mod signs, with negative divisors.
+    d = b.node("Div", [m, b.const("dv", np.array([2, -3, 4, 5, -1, 7], I64))])
+    md0 = b.node("Mod", [m, b.const("mv0", np.array([3, -3, 4, -5, 2, 7], I64))])
+    md1 = b.node("Mod", [m, b.const("mv1", np.array([3, -3, 4, -5, 2, 7], I64))],
+                 fmod=1)
+    ng = b.node("Neg", [d])
+    ab = b.node("Abs", [md0])
+    mn = b.node("Min", [a, s, b.const("two_i", np.array(2, I64))])   # variadic
+    mx = b.node("Max", [m, d])
+    # Bool logic on run-time masks.
+    p = b.node("Greater", [q, b.const("zero_i", np.array(0, I64))])
+    r = b.node("Less", [x, b.scalar(0.5)])
+    logic = [b.node("And", [p, r]), b.node("Or", [p, r]), b.node("Xor", [p, r]),
+             b.node("Not", [p]),
+             b.node("And", [p, b.const("bmask", np.array([True, False, True,
+                                                          False, True, True]))])]
+    # The float forms.
+    w = b.weight("w", [6])
+    fl = [b.node("Min", [x, w, b.scalar(0.3)]), b.node("Max", [x, b.scalar(0.2)]),
+          b.node("Abs", [x]), b.node("Mod", [x, b.scalar(0.7)], fmod=1),
+          b.node("Max", [x])]                                         # one input
+    ints_ = [q, a, s, m, d, md0, md1, ng, ab, mn, mx]
+    y = b.sum(*[b.node("Cast", [v], to=F) for v in ints_ + logic], *fl)
+    return b.model("int_arith", [(x, [B, 6])], y, [B, 6], 17)
 
 
 def hard_activations(b):
@@ -665,13 +746,19 @@ def bad_models():
             mk("Gather", ["sh", "z"], ["b"], axis=0),
             mk("Range", ["z", "b", "o"], ["r"], name="bad"),
             mk("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], x2, 13),
-        # Integer arithmetic at run time (T5's position buckets).
-        "add_int64": bad_model("add_int64", [
-            mk("Cast", ["x"], ["i"], to=TensorProto.INT64),
+        # Arithmetic on bool (invalid ONNX) and on mixed types.
+        "add_bool": bad_model("add_bool", [
+            mk("Cast", ["x"], ["i"], to=TensorProto.BOOL),
             mk("Add", ["i", "i"], ["y"], name="bad")], x2, 13),
+        "add_mixed": bad_model("add_mixed", [
+            mk("Cast", ["x"], ["i"], to=TensorProto.INT64),
+            mk("Add", ["i", "x"], ["y"], name="bad")], x2, 13),
+        "mod_float_fmod0": bad_model("mod_float_fmod0", [
+            mk("Mod", ["x", "x"], ["y"], name="bad")], x2, 13),
         # Shape arithmetic only: on float run-time values an error.
-        "min_runtime": bad_model("min_runtime", [
-            mk("Min", ["x", "x"], ["y"], name="bad")], x2, 13),
+        "tile_runtime": bad_model("tile_runtime", [
+            mk("Constant", [], ["r"], value=t([1, 2])),
+            mk("Tile", ["x", "r"], ["y"], name="bad")], x2, 13),
         "constant_of_shape_double": bad_model("constant_of_shape_double", [
             mk("Constant", [], ["s"], value=t([2, 4])),
             mk("ConstantOfShape", ["s"], ["c"], name="bad",
@@ -687,6 +774,8 @@ def bad_models():
             mk("Clip", ["x", "lo", "hi"], ["y"], name="bad")], x2, 13),
         "clip_attribute_opset13": bad_model("clip_attribute_opset13", [
             mk("Clip", ["x"], ["y"], name="bad", max=6.0)], x2, 13),
+        # Compiles; the executable must stop (see reshape_batch_mismatch).
+        "reshape_batch_mismatch": reshape_batch_mismatch(),
     }
 
 
@@ -696,7 +785,8 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             matmul_nd, slice_ops, slice_opset9, pad_ops, pad_opset10,
             transpose_fold,
             split_ops, split_opset18, expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
-            int_bool_reshape, hard_activations, hard_activations_opset10]
+            int_bool_reshape, int_arith, dynamic_batch, hard_activations,
+            hard_activations_opset10]
 
 
 def main():

@@ -285,6 +285,7 @@ FailureOr<bool> Folder::binary(IntConstant &out) {
        {[](const Dims &a) -> int64_t { return a[0] >= a[1]; }, true}},
       {"And", {[](const Dims &a) -> int64_t { return a[0] && a[1]; }, true}},
       {"Or", {[](const Dims &a) -> int64_t { return a[0] || a[1]; }, true}},
+      {"Xor", {[](const Dims &a) -> int64_t { return !a[0] != !a[1]; }, true}},
       {"Neg",
        {[](const Dims &a) -> std::optional<int64_t> {
           if (a[0] == kMin)
@@ -612,6 +613,10 @@ FailureOr<bool> Folder::constantOfShape(IntConstant &out) {
     ctx.error() << "attribute 'value' must hold one value";
     return fail();
   }
+  // A shape that reads the dynamic batch: computed at run time (the import
+  // handler), or an error there.
+  if (in[0]->hasUnknown())
+    return false;
   out.dims = in[0]->values;
   if (failed(checkResultShape(out.dims)))
     return fail();
@@ -742,6 +747,8 @@ FailureOr<bool> Folder::run(const FoldRule &rule,
   if (rule.paramsFrom >= 0) {
     for (size_t i = rule.paramsFrom; i < in.size(); ++i) {
       if (in[i] && in[i]->hasUnknown()) {
+        if (rule.paramsAtRunTime)
+          return false;
         ctx.error() << "input " << i
                     << " depends on a dynamic dim; give the graph input's "
                        "shape with --input-shape";

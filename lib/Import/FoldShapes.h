@@ -111,6 +111,10 @@ struct FoldRule {
   int paramsFrom = -1;
   /// Input 0 need not be constant: its shape is what is read (Shape, Size).
   bool readsShape = false;
+  /// The import handler reads the inputs from paramsFrom at run time when
+  /// they have unknown entries (Expand to the batch): such a node is left
+  /// to it instead of being an error here.
+  bool paramsAtRunTime = false;
 };
 
 /// The folds the registry entries name.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
@@ -96,28 +97,78 @@ FailureOr<Value> importConstant(NodeImporter &n) {
 }
 
 FailureOr<Value> importConstantOfShape(NodeImporter &n) {
-  // An int64/bool value was folded already; here the value is float.
-  FailureOr<std::vector<int64_t>> shape = n.constInput(0, "shape");
-  if (failed(shape))
-    return failure();
+  // An int64/bool value of a known shape was folded already; here the value
+  // is float, or the shape reads the dynamic batch.
   float value = 0.0f;
+  std::optional<IntConstant> intValue;
   if (const onnx::AttributeProto *a = n.attr("value")) {
-    if (!a->has_t() || a->t().data_type() != onnx::TensorProto::FLOAT) {
+    int32_t type = a->has_t() ? a->t().data_type() : -1;
+    bool isInt = type == onnx::TensorProto::INT64 ||
+                 type == onnx::TensorProto::INT32 ||
+                 type == onnx::TensorProto::BOOL;
+    if (type != onnx::TensorProto::FLOAT && !isInt) {
       n.error() << "attribute 'value' must be a float, int64 or bool tensor";
       return failure();
     }
     const onnx::TensorProto *t = n.withValues(a->t());
     if (!t)
       return failure();
-    std::vector<float> v = readFloats(*t);
-    if (v.size() != 1) {
+    size_t count;
+    if (isInt) {
+      intValue = readInts(*t);
+      count = intValue->values.size();
+    } else {
+      std::vector<float> v = readFloats(*t);
+      count = v.size();
+      if (count == 1)
+        value = v[0];
+    }
+    if (count != 1) {
       n.error() << "attribute 'value' must hold one value";
       return failure();
     }
-    value = v[0];
   }
+  // A shape that reads the dynamic batch (HF's default attention mask and
+  // token types, an RNN's h0): the scalar expanded to the shape read at run
+  // time.
+  if (const IntConstant *c = n.intConstant(0);
+      c && c->hasUnknown() && c->dims.size() == 1) {
+    std::optional<Value> sizes = n.runTimeValue(0);
+    if (sizes) {
+      std::vector<int64_t> target = c->values;
+      for (int64_t &d : target)
+        if (isUnknown(d))
+          d = -1;
+      if (llvm::any_of(target, [](int64_t d) { return d < -1; })) {
+        n.error() << "negative dim in the shape";
+        return failure();
+      }
+      DenseElementsAttr attr;
+      if (!intValue)
+        attr = DenseElementsAttr::get(
+            RankedTensorType::get({}, n.b.getF32Type()), value);
+      else if (intValue->isBool)
+        attr =
+            DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI1Type()),
+                                   static_cast<bool>(intValue->values[0]));
+      else
+        attr = DenseElementsAttr::get(
+            RankedTensorType::get({}, n.b.getI64Type()), intValue->values[0]);
+      Value scalar = arith::ConstantOp::create(n.b, n.loc(), attr);
+      return n.build<nn::ExpandOp>(
+          {scalar, *sizes},
+          {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(target))});
+    }
+  }
+  FailureOr<std::vector<int64_t>> shape = n.constInput(0, "shape");
+  if (failed(shape))
+    return failure();
   if (llvm::any_of(*shape, [](int64_t d) { return d < 0; })) {
     n.error() << "negative dim in the shape";
+    return failure();
+  }
+  if (intValue) { // folded unless the shape is unknown: never a float here
+    n.error() << "an int64/bool value needs a shape known at import";
     return failure();
   }
   auto type = RankedTensorType::get(
@@ -174,11 +225,14 @@ void registerConstantOps(OpRegistry &r) {
          9,
          {"value"},
          importConstantOfShape,
-         {fold::constantOfShape, 1, 0},
-         {"", "`arith.constant`", "—",
+         {fold::constantOfShape, 1},
+         {"", "`arith.constant`, `nn.expand`", "—",
           "constant int64 `shape` input. An int64/bool `value` gives an "
           "int64/bool constant (folded further); a float `value` (default "
-          "0.0) an `arith.constant` float tensor (not a parameter)"}});
+          "0.0) an `arith.constant` float tensor (not a parameter). A shape "
+          "that reads the dynamic batch (HF's default attention mask and "
+          "token types) gives the value expanded to it at run time "
+          "(`nn.expand`)"}});
   r.add({"Range",
          11,
          {},

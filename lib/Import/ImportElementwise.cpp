@@ -8,6 +8,8 @@
 #include "Importer.h"
 #include "nn/NNOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include <limits>
 
 #include <onnx/onnx_pb.h>
@@ -128,6 +130,51 @@ FailureOr<Value> importCompare(NodeImporter &n) {
 }
 constexpr char kLt[] = "lt", kLe[] = "le", kGt[] = "gt", kGe[] = "ge";
 
+/// And, Or, Xor: nn.logical with `kind`.
+template <const char *Kind> FailureOr<Value> importLogical(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0), y = n.operand(1);
+  if (failed(x) || failed(y))
+    return failure();
+  return n.build<nn::LogicalOp>(
+      {*x, *y}, {n.b.getNamedAttr("kind", n.b.getStringAttr(Kind))});
+}
+constexpr char kAnd[] = "and", kOr[] = "or", kXor[] = "xor";
+
+/// Min, Max: variadic in ONNX (one or more inputs, all broadcast), a chain
+/// of binary nn ops here.
+template <typename OpTy> FailureOr<Value> importVariadic(NodeImporter &n) {
+  if (n.node.input_size() == 0) {
+    n.error() << "needs at least one input";
+    return failure();
+  }
+  FailureOr<Value> acc = n.operand(0);
+  for (int i = 1; i < n.node.input_size() && succeeded(acc); ++i) {
+    FailureOr<Value> next = n.operand(i);
+    if (failed(next))
+      return failure();
+    acc = n.build<OpTy>({*acc, *next});
+  }
+  return acc;
+}
+
+FailureOr<Value> importMod(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0), y = n.operand(1);
+  if (failed(x) || failed(y))
+    return failure();
+  int64_t fmod = n.attrInt("fmod");
+  if (fmod != 0 && fmod != 1) {
+    n.error() << "attribute 'fmod' = " << fmod << " must be 0 or 1";
+    return failure();
+  }
+  if (!fmod && isa<FloatType>(getElementTypeOrSelf(x->getType()))) {
+    n.error() << "fmod = 0 on float inputs is invalid ONNX (float Mod needs "
+                 "fmod = 1)";
+    return failure();
+  }
+  return n.build<nn::ModOp>({*x, *y},
+                            {n.b.getNamedAttr("fmod", n.b.getBoolAttr(fmod))});
+}
+
 FailureOr<Value> importWhere(NodeImporter &n) {
   FailureOr<Value> c = n.operand(0), x = n.operand(1), y = n.operand(2);
   if (failed(c) || failed(x) || failed(y))
@@ -210,18 +257,20 @@ FailureOr<Value> importDropout(NodeImporter &n) {
 constexpr FoldRule kFoldElementwise{fold::elementwise};
 
 const char *kFloatOnly = "float only";
+const char *kFloatOrInt64 =
+    "float, or int64 (wrapping on overflow; no gradient) for index "
+    "arithmetic; both inputs of one type; folded on int64 constants";
 
-/// An operator that folds on int64/bool constants and has no nn op.
-OpSpec foldedOnly(const char *name, int64_t since,
-                  std::vector<AttrSpec> attrs = {}) {
+/// The registry entry of a boolean operator (nn.logical, nn.not): run time
+/// on bool tensors, folded on bool constants.
+OpSpec logical(const char *name, ImportFn import, const char *nnOp) {
   return {name,
-          since,
-          std::move(attrs),
-          nullptr,
+          7,
+          {},
+          import,
           kFoldElementwise,
-          {"", "— (folded)", "—",
-           "int64/bool constants only (shape arithmetic, see below); on "
-           "run-time values an error"}};
+          {"", nnOp, "none (bool)",
+           "bool inputs (broadcast); folded on bool constants"}};
 }
 
 /// The registry entry of an ordering comparison: run time on f32/i64
@@ -248,21 +297,21 @@ void registerElementwiseOps(OpRegistry &r) {
          importBinary<nn::AddOp>,
          kFoldElementwise,
          {"", "`nn.add`", "both operands, summed over broadcast dims",
-          kFloatOnly}});
+          kFloatOrInt64}});
   r.add({"Sub",
          7,
          {},
          importBinary<nn::SubOp>,
          kFoldElementwise,
          {"", "`nn.sub`", "both operands, summed over broadcast dims",
-          kFloatOnly}});
+          kFloatOrInt64}});
   r.add({"Mul",
          7,
          {},
          importBinary<nn::MulOp>,
          kFoldElementwise,
          {"", "`nn.mul`", "both operands, summed over broadcast dims",
-          kFloatOnly}});
+          kFloatOrInt64}});
   r.add({"Div",
          7,
          {},
@@ -270,7 +319,9 @@ void registerElementwiseOps(OpRegistry &r) {
          kFoldElementwise,
          {"", "`nn.div`",
           "both operands (`g / b`, `-g y / b`), summed over broadcast dims",
-          "float only (no integer division)"}});
+          "float, or int64 truncating toward zero (a zero divisor gives 0, "
+          "no gradient); both inputs of one type; folded on int64 "
+          "constants"}});
   r.add({"Pow",
          7,
          {},
@@ -301,7 +352,7 @@ void registerElementwiseOps(OpRegistry &r) {
          {},
          importUnary<nn::NegOp>,
          kFoldElementwise,
-         {"", "`nn.neg`", fromResult, kFloatOnly}});
+         {"", "`nn.neg`", "yes (`-g`)", kFloatOrInt64}});
   r.add({"Exp",
          7,
          {},
@@ -419,17 +470,49 @@ void registerElementwiseOps(OpRegistry &r) {
          {},
          {"",
           "`nn.dropout`", "mask * scale * upstream (`nn.masked_scale` with the forward's mask)", R"(Inference (`@forward`, `--eval`, `--inputs`): the identity, `mask` all true, as torch's `eval()`. The training step (`--train`) applies dropout, as torch's `train()`: each element is dropped with probability `ratio` and the kept ones are scaled by `1 / (1 - ratio)` (`nn.dropout_mask` + `nn.masked_scale`); the `mask` output is the mask applied. `ratio`: attribute before opset 12, constant input since (a `Constant` or a float initializer), default 0.5, must be in [0, 1). `training_mode` (opset 12+), if given, must be a constant bool; it does not change either behavior. Masks come from a stateless generator keyed by (`--seed`, rank, step, dropout index) (docs/user-guide.md); the `seed` attribute is ignored. Before opset 12 the `mask` output is unspecified in inference (onnxruntime returns all false) and is rejected if used)"}});
-  r.add(foldedOnly("Mod", 10, {{"fmod", 0}}));
-  r.add(foldedOnly("Abs", 7));
-  r.add(foldedOnly("Min", 8));
-  r.add(foldedOnly("Max", 8));
+  r.add({"Mod",
+         10,
+         {{"fmod", 0}},
+         importMod,
+         kFoldElementwise,
+         {"", "`nn.mod`", "none",
+          "int64: `fmod = 0` (default) takes the divisor's sign (Python "
+          "`%`), `fmod = 1` the dividend's (C `fmod`); float needs `fmod = "
+          "1`. A zero divisor gives 0 on int64, NaN on float. Folded on int64 "
+          "constants"}});
+  r.add({"Abs",
+         7,
+         {},
+         importUnary<nn::AbsOp>,
+         kFoldElementwise,
+         {"", "`nn.abs`", "yes (`g sign(x)`, 0 at `x = 0` as PyTorch)",
+          kFloatOrInt64}});
+  const char *extremum =
+      "each input gets the gradient where it is chosen, halved on ties (as "
+      "PyTorch's minimum/maximum), summed over broadcast dims";
+  const char *extremumLimits =
+      "one or more inputs (a chain of binary ops), all broadcast; float (NaN "
+      "propagates) or int64, one type; folded on int64 constants";
+  r.add({"Min",
+         8,
+         {},
+         importVariadic<nn::MinOp>,
+         kFoldElementwise,
+         {"", "`nn.min`", extremum, extremumLimits}});
+  r.add({"Max",
+         8,
+         {},
+         importVariadic<nn::MaxOp>,
+         kFoldElementwise,
+         {"", "`nn.max`", extremum, extremumLimits}});
   r.add(comparison("Less", 7, importCompare<kLt>, "lt"));
   r.add(comparison("Greater", 7, importCompare<kGt>, "gt"));
   r.add(comparison("LessOrEqual", 12, importCompare<kLe>, "le"));
   r.add(comparison("GreaterOrEqual", 12, importCompare<kGe>, "ge"));
-  r.add(foldedOnly("Not", 7));
-  r.add(foldedOnly("And", 7));
-  r.add(foldedOnly("Or", 7));
+  r.add(logical("Not", importUnary<nn::NotOp>, "`nn.not`"));
+  r.add(logical("And", importLogical<kAnd>, "`nn.logical`"));
+  r.add(logical("Or", importLogical<kOr>, "`nn.logical`"));
+  r.add(logical("Xor", importLogical<kXor>, "`nn.logical`"));
 }
 
 } // namespace autodist::detail

@@ -89,18 +89,53 @@ FailureOr<Value> importFlatten(NodeImporter &n) {
 }
 
 /// Reshape's constant shape input; one entry unknown at import (the batch
-/// dim read by Shape) becomes -1.
-FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n) {
+/// dim read by Shape) becomes -1. One unknown entry beside a -1
+/// (`x.view(b, -1, heads, d)`) on an input with one dynamic dim is resolved
+/// assuming the unknown entry is that dim; `check` is then set to the
+/// run-time shape, which the program compares with the resolution.
+FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n, Value input,
+                                              Value &check) {
   const IntConstant *c = n.intConstant(1);
   if (c && !c->isBool) {
     std::vector<int64_t> shape = c->values;
+    int64_t unknowns = llvm::count_if(shape, isUnknown);
     // Exporters read the batch dim with Shape; unknown, it is inferred.
-    if (llvm::count_if(shape, isUnknown) == 1 &&
-        !llvm::is_contained(shape, -1)) {
+    if (unknowns == 1 && !llvm::is_contained(shape, -1)) {
       for (int64_t &d : shape)
         if (isUnknown(d))
           d = -1;
       return shape;
+    }
+    auto in = cast<RankedTensorType>(input.getType());
+    std::optional<Value> sizes = n.runTimeValue(1);
+    if (unknowns == 1 && llvm::count(shape, -1) == 1 &&
+        in.getNumDynamicDims() == 1 && sizes) {
+      // Static elements of the input against the known entries (0 copies
+      // a static input dim; copying the dynamic one is not resolved).
+      int64_t staticIn = 1, known = 1;
+      bool resolvable = true;
+      for (int64_t d : in.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticIn *= d;
+      for (auto [i, d] : llvm::enumerate(shape)) {
+        if (isUnknown(d) || d == -1)
+          continue;
+        int64_t v = d;
+        if (d == 0) {
+          if (i >= (size_t)in.getRank() || in.isDynamicDim(i)) {
+            resolvable = false;
+            break;
+          }
+          v = in.getDimSize(i);
+        }
+        known *= v;
+      }
+      if (resolvable && known > 0 && staticIn % known == 0) {
+        for (int64_t &d : shape)
+          d = d == -1 ? staticIn / known : isUnknown(d) ? -1 : d;
+        check = *sizes;
+        return shape;
+      }
     }
   }
   return n.constInput(1, "shape");
@@ -110,15 +145,19 @@ FailureOr<Value> importReshape(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
-  FailureOr<std::vector<int64_t>> shape = reshapeTarget(n);
+  Value check;
+  FailureOr<std::vector<int64_t>> shape = reshapeTarget(n, *x, check);
   if (failed(shape))
     return failure();
   if (n.attrInt("allowzero") != 0) {
     n.error() << "allowzero=1 is not supported";
     return failure();
   }
+  SmallVector<Value> operands = {*x};
+  if (check)
+    operands.push_back(check);
   return n.build<nn::ReshapeOp>(
-      {*x}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
+      operands, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
 }
 
 /// An nn.slice of `x` with these attributes (type inference reports bad
@@ -392,10 +431,49 @@ FailureOr<std::vector<int64_t>> expandTarget(NodeImporter &n, Value input) {
   return n.constInput(1, "shape");
 }
 
+/// The run-time form of shape input `i` whose import-time constant has
+/// unknown entries (the batch): the constant's entries with -1 for the
+/// unknown ones, and the run-time shape tensor (Importer's shadow); none
+/// when there is no such run-time value.
+std::optional<std::pair<std::vector<int64_t>, Value>>
+runTimeShape(NodeImporter &n, int i) {
+  const IntConstant *c = n.intConstant(i);
+  if (!c || c->isBool || !c->hasUnknown() || c->dims.size() != 1)
+    return std::nullopt;
+  std::optional<Value> v = n.runTimeValue(i);
+  if (!v)
+    return std::nullopt;
+  std::vector<int64_t> shape = c->values;
+  for (int64_t &d : shape)
+    if (isUnknown(d))
+      d = -1;
+  return std::make_pair(shape, *v);
+}
+
 FailureOr<Value> importExpand(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
+  // Expand to the dynamic batch (ViT's class token, Llama's causal mask):
+  // entries read at run time.
+  if (auto rt = runTimeShape(n, 1)) {
+    auto in = cast<RankedTensorType>(x->getType()).getShape();
+    std::vector<int64_t> shape = rt->first;
+    int64_t off = (int64_t)shape.size() - (int64_t)in.size();
+    bool needsRunTime = false;
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      int64_t j = (int64_t)i - off;
+      // Against a dynamic input dim, a 1 keeps it (as expandTarget does).
+      if (d == -1 && j >= 0 && ShapedType::isDynamic(in[j]))
+        d = 1;
+      else if (d == -1)
+        needsRunTime = true;
+    }
+    if (needsRunTime)
+      return n.build<nn::ExpandOp>(
+          {*x, rt->second},
+          {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(shape))});
+  }
   FailureOr<std::vector<int64_t>> shape = expandTarget(n, *x);
   if (failed(shape))
     return failure();
@@ -429,7 +507,28 @@ FailureOr<Value> importTrilu(NodeImporter &n) {
              n.b.getNamedAttr("k", n.b.getI64IntegerAttr(k))});
 }
 
-/// Shape and Size fold whenever their input is known (FoldShapes.cpp).
+/// A Shape that reads a dynamic dim: nn.shape, for the ops that need the
+/// dim at run time (Shape folds whenever its dims are static, and reaches
+/// here only as a run-time shadow, see Importer::importRunTimeShadow).
+FailureOr<Value> importShape(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  // start/end (opset 15) count from the end when negative and are clamped.
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v += rank;
+    return std::min(std::max<int64_t>(v, 0), rank);
+  };
+  int64_t start = clamp(n.attrInt("start", 0));
+  int64_t end = std::max(start, clamp(n.attrInt("end", rank)));
+  return n.build<nn::ShapeOp>(
+      {*x}, {n.b.getNamedAttr("start", n.b.getI64IntegerAttr(start)),
+             n.b.getNamedAttr("end", n.b.getI64IntegerAttr(end))});
+}
+
+/// Size folds whenever its input is known (FoldShapes.cpp).
 FailureOr<Value> importShapeOf(NodeImporter &n) {
   if (failed(n.operand(0)))
     return failure();
@@ -488,9 +587,14 @@ void registerShapeOps(OpRegistry &r) {
          {fold::reshape, 2, 1},
          {"", "`nn.reshape`", "yes",
           "Constant int64 shape (`0` copies a dim, one `-1`); `allowzero=1` "
-          "is an error. Any element type (float, int64 token ids, bool "
-          "masks). A reshape that is not a collapse/expand goes through "
-          "1-D, so the result may have at most one dynamic dim"}});
+          "is an error. An entry read from the dynamic batch is inferred "
+          "when it is the only unknown; beside a `-1` (`x.view(b, -1, h, "
+          "d)`) the `-1` is resolved taking the batch entry for the input's "
+          "dynamic dim, and the executable checks that at run time (a "
+          "failed check stops it with a message naming the node). Any "
+          "element type (float, int64 token ids, bool masks). A reshape "
+          "that is not a collapse/expand goes through 1-D, so the result "
+          "may have at most one dynamic dim"}});
   r.add(
       {"Slice",
        10,
@@ -531,12 +635,14 @@ void registerShapeOps(OpRegistry &r) {
          8,
          {},
          importExpand,
-         {fold::expand, 2, 1},
+         {fold::expand, 2, 1, false, /*paramsAtRunTime=*/true},
          {"", "`nn.expand`", "yes (summed over the broadcast dims)",
           "constant int64 `shape` input; bidirectional numpy broadcast (a 1 in "
           "`shape` keeps the input's dim; fewer dims than the input is fine). "
-          "A dynamic input dim can only meet a 1 in `shape`. Any element type. "
-          "Of an int64 constant: folded"}});
+          "An entry read from the dynamic batch (ViT's class token, Llama's "
+          "causal mask) is taken at run time. A dynamic input dim can only "
+          "meet a 1 or such an entry. Any element type. Of an int64 "
+          "constant: folded"}});
   r.add({"Trilu",
          14,
          {{"upper", 1}},
@@ -567,13 +673,16 @@ void registerShapeOps(OpRegistry &r) {
   r.add({"Shape",
          7,
          {"start", "end"},
-         importShapeOf,
+         importShape,
          {fold::shape, 1, -1, /*readsShape=*/true},
-         {" (`start`/`end` 15+)", "— (folded)", "—",
-          "becomes an int64 constant at import: every dim it reads must be "
-          "static, so reading the dynamic batch dim needs `--input-shape` "
-          "(error otherwise, naming the node). `start`/`end` are clamped as "
-          "ONNX specifies"}});
+         {" (`start`/`end` 15+)", "— (folded), `nn.shape`", "—",
+          "an int64 constant at import where the dims it reads are static. "
+          "A dynamic dim (the batch) stays unknown at import and is read at "
+          "run time (`nn.shape`) by the ops that need its value: Expand, "
+          "ConstantOfShape, Reshape (see their rows); ops that need it at "
+          "import (Range, Slice bounds, axes) are errors naming the node "
+          "(give the size with `--input-shape`). `start`/`end` are clamped "
+          "as ONNX specifies"}});
   r.add({"Size",
          7,
          {},

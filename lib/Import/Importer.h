@@ -72,6 +72,14 @@ private:
   /// constant (FoldShapes.h): true when folded.
   mlir::FailureOr<bool> foldIntConstants(const onnx::NodeProto &node,
                                          const OpSpec &spec);
+  /// After `node` folded to a constant with entries unknown at import (the
+  /// dynamic batch read by Shape), also imports it as run-time ops where
+  /// its handler can, so that an op needing those entries (Expand,
+  /// ConstantOfShape) reads them at run time. Silent: without a run-time
+  /// form the constant stays import-time only.
+  void importRunTimeShadow(const onnx::NodeProto &node, const OpSpec &spec);
+  /// Erases the run-time shadows nothing read.
+  void eraseUnusedShadows();
 
   mlir::Location nodeLoc(const onnx::NodeProto &node);
   mlir::InFlightDiagnostic nodeError(const onnx::NodeProto &node);
@@ -86,6 +94,8 @@ private:
   const OnnxImportOptions &options;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, IntConstant> intConstants;
+  /// The ops importRunTimeShadow made, in order.
+  std::vector<mlir::Operation *> shadowOps;
   std::map<std::string, const onnx::TensorProto *> floatInits;
   std::vector<std::string> paramOrder;
   /// Copies of external tensors with their bytes read (see withValues).
@@ -122,6 +132,10 @@ public:
                                                            int optional = 0);
   /// Input `i` as an import-time int64/bool constant, or null.
   const IntConstant *intConstant(int i) const;
+  /// The run-time value of input `i` when the importer has one (a graph
+  /// value, or the run-time shadow of a constant with unknown entries),
+  /// without materializing a constant.
+  std::optional<mlir::Value> runTimeValue(int i) const;
   /// The int64 values of constant input `i` (`what` names it in the error
   /// when it is not one, or depends on a dynamic dim).
   mlir::FailureOr<std::vector<int64_t>> constInput(int i, llvm::StringRef what);

@@ -176,6 +176,15 @@ FailureOr<SmallVector<Value>> NodeImporter::operands(int required,
   return vs;
 }
 
+std::optional<Value> NodeImporter::runTimeValue(int i) const {
+  if (!hasInput(i))
+    return std::nullopt;
+  auto it = im.values.find(node.input(i));
+  if (it == im.values.end())
+    return std::nullopt;
+  return it->second;
+}
+
 const IntConstant *NodeImporter::intConstant(int i) const {
   if (!hasInput(i))
     return nullptr;
@@ -254,22 +263,66 @@ void NodeImporter::defineConstant(int i, IntConstant c) {
     im.intConstants[node.output(i)] = std::move(c);
 }
 
+/// The ONNX name of an nn element type (float, int64, bool).
+static std::string onnxTypeName(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isSignlessInteger(1))
+    return "bool";
+  if (auto i = dyn_cast<IntegerType>(t))
+    return "int" + std::to_string(i.getWidth());
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+/// The ONNX names of the types in an ODS constraint ("32-bit float or
+/// 64-bit signless integer") joined with " or ".
+static std::string onnxTypeList(StringRef constraint) {
+  SmallVector<StringRef> parts;
+  constraint.split(parts, " or ");
+  std::vector<std::string> names;
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p == "32-bit float")
+      names.push_back("float");
+    else if (p == "1-bit signless integer")
+      names.push_back("bool");
+    else if (p.consume_back("-bit signless integer"))
+      names.push_back("int" + p.str());
+    else
+      names.push_back(p.str());
+  }
+  return llvm::join(names, " or ");
+}
+
 std::string NodeImporter::describeBuildFailure(ValueRange operands,
                                                const std::string &messages) {
   if (messages.empty())
     return "invalid node";
-  // ODS type constraints read "operand #0 must be ranked tensor of 32-bit
-  // float values": say which input types are not supported.
-  if (!StringRef(messages).contains(" must be ") ||
-      !StringRef(messages).contains("tensor of"))
-    return messages;
   std::string types;
   llvm::raw_string_ostream os(types);
   llvm::SetVector<Type> seen;
   for (Value v : operands)
     seen.insert(getElementTypeOrSelf(v.getType()));
-  llvm::interleave(seen, os, "/");
-  return os.str() + " inputs are not supported: " + messages;
+  llvm::interleave(
+      seen, os, [&](Type t) { os << onnxTypeName(t); }, " and ");
+  StringRef m(messages);
+  // Inference of a mixed-type elementwise op ("... operands have different
+  // element types: i64 and f32"): ONNX requires one type.
+  if (m.contains("different element types"))
+    return "inputs of different types (" + types +
+           ") are not supported: the operator takes inputs of one type";
+  // An ODS type constraint ("operand #0 must be ranked tensor of 32-bit
+  // float values, but got ..."): name the types, not the IR.
+  size_t at = m.find("must be ranked tensor of ");
+  if (at == StringRef::npos)
+    return messages;
+  StringRef allowed = m.drop_front(at + strlen("must be ranked tensor of "));
+  allowed = allowed.take_until([](char c) { return c == ','; });
+  allowed.consume_back(" values");
+  return types + " inputs are not supported (this operator takes " +
+         onnxTypeList(allowed) + " here)";
 }
 
 LogicalResult NodeImporter::onlyFirstOutput(StringRef what) {
@@ -338,6 +391,47 @@ FailureOr<bool> Importer::foldIntConstants(const onnx::NodeProto &node,
   return true;
 }
 
+void Importer::importRunTimeShadow(const onnx::NodeProto &node,
+                                   const OpSpec &spec) {
+  if (!spec.import || node.output_size() != 1)
+    return;
+  Block *block = b.getInsertionBlock();
+  Operation *last = block->empty() ? nullptr : &block->back();
+  FailureOr<Value> result = failure();
+  {
+    // A handler's errors only mean there is no run-time form.
+    ScopedDiagnosticHandler silence(ctx,
+                                    [](Diagnostic &) { return success(); });
+    NodeImporter n(*this, node, spec);
+    result = spec.import(n);
+  }
+  auto made = llvm::make_range(
+      last ? std::next(last->getIterator()) : block->begin(), block->end());
+  if (failed(result) || !*result) {
+    // Constants materialized on the way are cached in `values`: forget
+    // them with the ops.
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (Operation &op : made)
+      erased.insert(&op);
+    for (auto it = values.begin(); it != values.end();)
+      it = erased.contains(it->second.getDefiningOp()) ? values.erase(it)
+                                                       : std::next(it);
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(made)))
+      op.erase();
+    return;
+  }
+  for (Operation &op : made)
+    shadowOps.push_back(&op);
+  values[node.output(0)] = *result;
+}
+
+void Importer::eraseUnusedShadows() {
+  for (Operation *op : llvm::reverse(shadowOps))
+    if (op->use_empty())
+      op->erase();
+  shadowOps.clear();
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
     nodeError(node) << "unsupported op domain '" << node.domain() << "'";
@@ -359,8 +453,11 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   FailureOr<bool> folded = foldIntConstants(node, *spec);
   if (failed(folded))
     return failure();
-  if (*folded)
+  if (*folded) {
+    if (intConstants[node.output(0)].hasUnknown())
+      importRunTimeShadow(node, *spec);
     return success();
+  }
   NodeImporter n(*this, node, *spec);
   if (!spec->import) {
     nodeError(node) << "unsupported ONNX op '" << node.op_type()
@@ -653,6 +750,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     return nullptr;
   }
   func::ReturnOp::create(b, fileLoc, results);
+  eraseUnusedShadows();
   func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "nn.output", b.getStringAttr(out.name()));

@@ -240,7 +240,8 @@ FailureOr<Value> BuildTrainStepPass::buildLoss(OpBuilder &b, Location loc,
   auto t = cast<RankedTensorType>(output.getType());
   if (t.getRank() == 0)
     return output;
-  return nn::ReshapeOp::create(b, loc, output, b.getDenseI64ArrayAttr({}))
+  return nn::ReshapeOp::create(b, loc, output, Value(),
+                               b.getDenseI64ArrayAttr({}))
       .getResult();
 }
 

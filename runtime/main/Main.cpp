@@ -11,6 +11,7 @@
 #include <malloc.h>
 
 #include <cstdint>
+#include <cstdio>
 
 extern "C" {
 extern const char autodist_manifest[];
@@ -28,6 +29,11 @@ int main(int argc, char **argv) {
   // reuse them: 1.6x samples/s on the bench MLP, batch 128, 2 ranks.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // A failed run-time check of the compiled code (cf.assert: a Gather index
+  // out of range, a Reshape shape that disagrees with its import-time
+  // resolution) puts() its message and aborts: line-buffered, the line is
+  // written before the abort even when stdout is a pipe or a file.
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   return autodist::rt::runMain(argc, argv,
                                {autodist_manifest,
                                 {autodist_model_onnx, autodist_model_onnx_size},

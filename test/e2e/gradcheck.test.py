@@ -76,9 +76,15 @@ def run_node(node, vals):
         return np.matmul(x[0], x[1])
     simple = {"Add": np.add, "Mul": np.multiply, "Div": np.divide,
               "Sqrt": np.sqrt, "Neg": np.negative, "Exp": np.exp,
-              "Log": np.log, "Tanh": np.tanh, "Erf": _erf}
+              "Log": np.log, "Tanh": np.tanh, "Erf": _erf, "Abs": np.abs}
     if op in simple:
         return simple[op](*x)
+    if op in ("Min", "Max"):
+        fn = np.minimum if op == "Min" else np.maximum
+        acc = x[0]
+        for v in x[1:]:
+            acc = fn(acc, v)
+        return acc
     if op == "Pow":
         return np.power(x[0], x[1].astype(np.float64))
     if op == "Sigmoid":
