@@ -30,4 +30,8 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
     -DPython3_EXECUTABLE="$PYTHON_EXE" >/dev/null
 fi
+# ccache keys on absolute paths unless told where checkouts live: with the
+# parent directory as base, a second clone beside this one (CI on a fresh
+# clone) reuses this one's objects instead of compiling everything again.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd .. && pwd)}
 ninja -C "$BUILD_DIR" -j "${JOBS:-2}"

@@ -413,7 +413,7 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
         : (tensor<?x8x16xf32>, tensor<?x8xi64>) -> tensor<100x16xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64]>:$indices,
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$indices,
                    I64Attr:$axis, I64Attr:$axis_size);
   let results = (outs NN_F32Tensor:$result);
 }

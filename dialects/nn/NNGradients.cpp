@@ -212,6 +212,17 @@ LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   return success();
 }
 
+/// The cumulative sum of the upstream gradient in the opposite direction
+/// (each input position feeds the outputs after it, or before it when
+/// reversed).
+LogicalResult CumSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
+                                 SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {CumSumOp::create(b, getLoc(), resultGrads[0], getAxisAttr(),
+                        getExclusiveAttr(), b.getBoolAttr(!getReverse()))});
+  return success();
+}
+
 /// `g sign(x)`: 0 at x = 0 (and NaN), as PyTorch's abs backward.
 LogicalResult AbsOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                               SmallVectorImpl<Value> &operandGrads) {

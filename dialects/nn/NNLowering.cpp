@@ -14,6 +14,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -359,6 +360,76 @@ Results LogicalOp::lowerToLinalg(OpBuilder &b) {
       })};
 }
 
+/// One step per position along the axis: the running sum of the slices so
+/// far (a slice of size 1 along the axis) is written to that position
+/// (before adding the slice when exclusive).
+Results CumSumOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value x = getInput();
+  RankedTensorType type = getType();
+  int64_t axis = getAxis(), rank = type.getRank();
+  bool exclusive = getExclusive(), reverse = getReverse();
+  SmallVector<int64_t> sliceShape(type.getShape());
+  sliceShape[axis] = 1;
+  auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < rank; ++i)
+    sizes.push_back(i == axis ? OpFoldResult(b.getIndexAttr(1))
+                              : tensor::getMixedSize(b, loc, x, i));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value zeroElem = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+  Value sliceEmpty =
+      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value acc0 =
+      linalg::FillOp::create(b, loc, zeroElem, sliceEmpty).getResult(0);
+  Value out0 = emptyLike(b, loc, type, {x});
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value n = tensor::DimOp::create(b, loc, x, axis);
+  bool isFloat = isa<FloatType>(type.getElementType());
+  auto loop = scf::ForOp::create(
+      b, loc, lb, n, one, ValueRange{out0, acc0},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange iter) {
+        Value pos = i;
+        if (reverse)
+          pos = arith::SubIOp::create(nb, l,
+                                      arith::SubIOp::create(nb, l, n, one), i);
+        SmallVector<OpFoldResult> offsets(rank, nb.getIndexAttr(0));
+        offsets[axis] = pos;
+        Value part = tensor::ExtractSliceOp::create(nb, l, sliceType, x,
+                                                    offsets, sizes, strides);
+        // Exclusive: the sum so far is written before the slice is added.
+        Value written;
+        if (exclusive)
+          written = tensor::InsertSliceOp::create(nb, l, iter[1], iter[0],
+                                                  offsets, sizes, strides);
+        // acc += part, reading acc only as the output, so that the loop
+        // carries it in place (bufferization needs the yielded value to be
+        // the iter_arg's buffer).
+        AffineMap id = nb.getMultiDimIdentityMap(rank);
+        Value sum =
+            linalg::GenericOp::create(
+                nb, l, TypeRange{sliceType}, ValueRange{part},
+                ValueRange{iter[1]}, ArrayRef<AffineMap>{id, id},
+                SmallVector<utils::IteratorType>(rank,
+                                                 utils::IteratorType::parallel),
+                [&](OpBuilder &eb, Location el, ValueRange a) {
+                  Value v = isFloat ? arith::AddFOp::create(eb, el, a[1], a[0])
+                                          .getResult()
+                                    : arith::AddIOp::create(eb, el, a[1], a[0])
+                                          .getResult();
+                  linalg::YieldOp::create(eb, el, ValueRange{v});
+                })
+                .getResult(0);
+        if (!exclusive)
+          written = tensor::InsertSliceOp::create(nb, l, sum, iter[0], offsets,
+                                                  sizes, strides);
+        scf::YieldOp::create(nb, l, ValueRange{written, sum});
+      });
+  return SmallVector<Value>{loop.getResult(0)};
+}
+
 Results NotOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), ValueRange{getInput()},
@@ -624,7 +695,8 @@ Results WhereOp::lowerToLinalg(OpBuilder &b) {
       })};
 }
 
-/// Converts a scalar between f32, i64 and i1 with ONNX Cast semantics.
+/// Converts a scalar between f32, i64, i32 and i1 with ONNX Cast semantics
+/// (between integers: sign-extended or wrapped).
 static Value castScalar(OpBuilder &b, Location l, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
@@ -642,7 +714,11 @@ static Value castScalar(OpBuilder &b, Location l, Value v, Type to) {
                     : arith::SIToFPOp::create(b, l, to, v).getResult();
   if (isa<FloatType>(from))
     return arith::FPToSIOp::create(b, l, to, v);
-  return arith::ExtUIOp::create(b, l, to, v); // i1 -> i64
+  if (fromBool)
+    return arith::ExtUIOp::create(b, l, to, v); // 0 or 1
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncIOp::create(b, l, to, v); // i64 -> i32 wraps
+  return arith::ExtSIOp::create(b, l, to, v);
 }
 
 Results CastOp::lowerToLinalg(OpBuilder &b) {
@@ -1505,8 +1581,11 @@ Results GatherOp::lowerToLinalg(OpBuilder &b) {
             // ONNX allows negative indices; anything else out of range is
             // an error, not a silent out-of-bounds read.
             Value wrapped = wrapNegativeIndex(nb, l, a[0], axisSize);
-            Value size = arith::ConstantIntOp::create(nb, l, axisSize, 64);
-            Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
+            Type it = a[0].getType(); // i64 or i32
+            Value size = arith::ConstantOp::create(
+                nb, l, nb.getIntegerAttr(it, axisSize));
+            Value zero =
+                arith::ConstantOp::create(nb, l, nb.getIntegerAttr(it, 0));
             Value inRange = arith::AndIOp::create(
                 nb, l,
                 arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, wrapped,

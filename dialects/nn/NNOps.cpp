@@ -172,6 +172,14 @@ LogicalResult ModOp::verify() {
   return success();
 }
 
+LogicalResult CumSumOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ")
+           << getAxis() << " is not in [0, " << rank << ")";
+  return success();
+}
+
 LogicalResult LogicalOp::verify() {
   if (!llvm::is_contained({"and", "or", "xor"}, getKind()))
     return emitOpError("kind must be and, or or xor, got '")
@@ -270,7 +278,7 @@ LogicalResult CompareOp::verify() {
     return emitOpError("predicate must be lt, le, gt or ge, got '")
            << getPredicate() << "'";
   if (getLhs().getType().getElementType().isInteger(1))
-    return emitOpError("compares f32 or i64 operands, not i1");
+    return emitOpError("compares f32, i64 or i32 operands, not i1");
   return success();
 }
 
@@ -302,7 +310,8 @@ LogicalResult WhereOp::verify() { return success(); }
 
 /// The element types nn.cast converts between.
 static bool isCastType(Type t) {
-  return t.isF32() || t.isSignlessInteger(64) || t.isSignlessInteger(1);
+  return t.isF32() || t.isSignlessInteger(64) || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(1);
 }
 
 LogicalResult CastOp::inferReturnTypes(MLIRContext *,
@@ -315,14 +324,15 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
   Type to = op.getTo();
   if (!isCastType(to))
     return emitOptionalError(loc, "nn.cast to ", to,
-                             " is not supported (f32, i64 or i1)");
+                             " is not supported (f32, i64, i32 or i1)");
   results.push_back(tensorOf(rankedType(op.getInput()).getShape(), to));
   return success();
 }
 
 LogicalResult CastOp::verify() {
   if (!isCastType(getTo()))
-    return emitOpError("cannot cast to ") << getTo() << " (f32, i64 or i1)";
+    return emitOpError("cannot cast to ")
+           << getTo() << " (f32, i64, i32 or i1)";
   return success();
 }
 

@@ -22,10 +22,10 @@ def NN_F32Scalar : 0DTensorOf<[F32]>;
 def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
 /// Tensors that shape ops, comparisons, selects and casts accept.
-def NN_AnyTensor : RankedTensorOf<[F32, I64, I1]>;
-/// Tensors that arithmetic accepts: f32, or i64 (signed, wrapping) for the
-/// index arithmetic exporters leave at run time.
-def NN_NumericTensor : RankedTensorOf<[F32, I64]>;
+def NN_AnyTensor : RankedTensorOf<[F32, I64, I32, I1]>;
+/// Tensors that arithmetic accepts: f32, or i64/i32 (signed, wrapping) for
+/// the index arithmetic exporters leave at run time.
+def NN_NumericTensor : RankedTensorOf<[F32, I64, I32]>;
 
 class NN_Op<string mnemonic, list<Trait> traits = []>
     : Op<NN_Dialect, mnemonic, !listconcat(traits, [
@@ -95,8 +95,8 @@ class NN_BinaryOp<string mnemonic, string onnxName, string symbol>
   let summary = "Elementwise " # onnxName # " with numpy broadcasting";
   let description = [{
     ONNX `}] # onnxName # [{`: `lhs }] # symbol # [{ rhs` elementwise, with
-    multidirectional (numpy) broadcasting. Both operands are f32 or both
-    i64 (wrapping on overflow); integer results get no gradient.
+    multidirectional (numpy) broadcasting. Both operands are f32, or both
+    i64 or i32 (wrapping on overflow); integer results get no gradient.
 
     ```mlir
     %y = nn.}] # mnemonic # [{ %a, %b : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
@@ -186,6 +186,26 @@ def NN_NotOp : NN_Op<"not", [SameOperandsAndResultType]> {
   }];
   let arguments = (ins NN_BoolTensor:$input);
   let results = (outs NN_BoolTensor:$result);
+}
+
+def NN_CumSumOp : NN_DiffOp<"cumsum", [SameOperandsAndResultType]> {
+  let summary = "Cumulative sum along an axis (ONNX CumSum)";
+  let description = [{
+    ONNX `CumSum`: `result[..., j, ...] = sum of input[..., i, ...]` over
+    `i <= j` along `axis` (non-negative); `exclusive` sums over `i < j`,
+    `reverse` runs from the end. f32, i64 or i32 (wrapping). Lowers to a
+    loop over the axis adding one slice per step; the gradient is the
+    cumulative sum of the upstream gradient in the opposite direction.
+
+    ```mlir
+    %y = nn.cumsum %m {axis = 1 : i64, exclusive = false, reverse = false}
+        : (tensor<?x16xi32>) -> tensor<?x16xi32>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$input, I64Attr:$axis,
+                   BoolAttr:$exclusive, BoolAttr:$reverse);
+  let results = (outs NN_NumericTensor:$result);
+  let hasVerifier = 1;
 }
 
 /// A unary elementwise op (f32 unless `type` says otherwise).
@@ -357,11 +377,12 @@ def NN_WhereOp : NN_DiffOp<"where"> {
 }
 
 def NN_CastOp : NN_DiffOp<"cast"> {
-  let summary = "Elementwise conversion between f32, i64 and i1";
+  let summary = "Elementwise conversion between f32, i64, i32 and i1";
   let description = [{
-    ONNX `Cast` between `f32`, `i64` and `i1` (`to` is the result element
-    type). f32 to i64 truncates toward zero; to `i1` is `x != 0` (NaN is
-    true); from `i1` gives 0 or 1.
+    ONNX `Cast` between `f32`, `i64`, `i32` and `i1` (`to` is the result
+    element type). f32 to an integer truncates toward zero; i64 to i32
+    wraps, i32 to i64 sign-extends; to `i1` is `x != 0` (NaN is true); from
+    `i1` gives 0 or 1.
 
     ```mlir
     %y = nn.cast %m {to = f32} : (tensor<?x4xi1>) -> tensor<?x4xf32>
@@ -607,7 +628,7 @@ def NN_GatherOp : NN_DiffOp<"gather",
         : (tensor<100x16xf32>, tensor<?x8xi64>) -> tensor<?x8x16xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64]>:$indices,
+  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64, I32]>:$indices,
                    DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs NN_AnyTensor:$result);
   let hasVerifier = 1;

@@ -160,8 +160,10 @@ Value buildMappedElementwise(
 }
 
 Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
-  Value n = arith::ConstantIntOp::create(b, loc, size, 64);
-  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  // In the index's own width (i64, or i32 for ONNX's int32 indices).
+  Type t = index.getType();
+  Value n = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, size));
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
   Value neg =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
   return arith::SelectOp::create(

@@ -27,7 +27,8 @@ Models (opset 17 unless noted):
   split (an unused output; num_outputs, opset 18),
   expand, trilu, clip (bound inputs, one absent or empty; opset 13),
   clip_opset10 (min/max attributes, opset 10), hard_sigmoid, hard_swish
-  (opset 14), abs, min and max (three inputs, one broadcast; and a tie)
+  (opset 14), abs, min and max (three inputs, one broadcast; and a tie),
+  cumsum (plain; exclusive and reverse; opset 14)
 
 Example::
 
@@ -318,6 +319,13 @@ def min_max(op):
     return make
 
 
+def cumsum(m):
+    m.term(m.node("CumSum", [m.linear("x", 4), m.const(np.array(1, np.int64))]),
+           [None, 4])
+    m.term(m.node("CumSum", [m.linear("x", 4), m.const(np.array(-1, np.int64))],
+                  exclusive=1, reverse=1), [None, 4])
+
+
 MODELS = {
     "div": (div, 17),
     "pow_const": (pow_const, 17),
@@ -358,6 +366,7 @@ MODELS = {
     "abs": (unary("Abs"), 17),
     "min": (min_max("Min"), 17),
     "max": (min_max("Max"), 17),
+    "cumsum": (cumsum, 14),
 }
 
 

@@ -57,6 +57,9 @@ Families (file ``<name>.onnx`` in --out-dir):
   dynamic_batch    Expand/ConstantOfShape (float, int64)/Reshape to shapes
                    read from the dynamic batch, without --input-shape
                                                                   (opset 15)
+  cumsum_int32     CumSum on float (exclusive, reverse, int32 axis) and on
+                   int32 (RoBERTa's position ids), int32 arithmetic, Cast
+                   to/from INT32, Gather with int32 indices      (opset 14)
   int_arith        run-time int64 Add/Sub/Mul/Div/Mod (both signs)/Neg/Abs/
                    Min/Max, bool And/Or/Xor/Not, float Min/Max (variadic),
                    Abs, Mod                                       (opset 17)
@@ -628,6 +631,40 @@ def int_arith(b):
     return b.model("int_arith", [(x, [B, 6])], y, [B, 6], 17)
 
 
+def cumsum_int32(b):
+    """CumSum on float (exclusive, reverse, an int32 axis) and int32 run-time
+    values as RoBERTa computes position ids: Cast to INT32, CumSum, Add of an
+    INT32 constant, Mul by the mask, Cast to INT64; int32 Div/Mod/Neg/Max,
+    Gather with int32 indices."""
+    x = "x"                                                             # [B,6]
+    fl = [b.node("CumSum", [x, b.const("ax1", np.array(1, I64))]),
+          b.node("CumSum", [x, b.const("axm1", np.array(-1, np.int32))],
+                 exclusive=1),
+          b.node("CumSum", [x, b.const("ax1r", np.array(1, I64))], reverse=1),
+          b.node("CumSum", [x, b.const("ax1b", np.array(1, I64))], reverse=1,
+                 exclusive=1)]
+    mask = b.node("Cast", [b.node("Greater", [x, b.scalar(0.0)])],
+                  to=TensorProto.INT32)                                 # [B,6] i32
+    pos = b.node("CumSum", [mask, b.const("ax1c", np.array(1, I64))])
+    pos = b.node("Cast", [pos], to=TensorProto.INT32)                   # type_as
+    pos = b.node("Add", [pos, b.const("past", np.array(0, np.int32))])
+    pos = b.node("Mul", [pos, mask])
+    ids = b.node("Add", [b.node("Cast", [pos], to=TensorProto.INT64),
+                         b.const("pad", np.array(1, I64))])             # 1..7
+    emb = b.node("Gather", [b.weight("wpe", [8]), ids])                # [B,6]
+    q = b.node("Cast", [b.node("Mul", [x, b.scalar(3.0)])], to=TensorProto.INT32)
+    i32 = [b.node("Div", [q, b.const("d32", np.array([2, -3, 4, 5, -1, 7], np.int32))]),
+           b.node("Mod", [q, b.const("m32", np.array([3, -3, 4, -5, 2, 7], np.int32))]),
+           b.node("Neg", [q]),
+           b.node("Max", [q, b.const("z32", np.array(0, np.int32))]),
+           b.node("Cast", [b.node("Cast", [q], to=TensorProto.INT64)],
+                  to=TensorProto.INT32)]
+    g32 = b.node("Gather", [b.weight("w32", [8]),
+                            b.node("Add", [pos, b.const("one32", np.array(1, np.int32))])])
+    y = b.sum(*fl, emb, g32, *[b.node("Cast", [v], to=F) for v in [pos] + i32])
+    return b.model("cumsum_int32", [(x, [B, 6])], y, [B, 6], 14)
+
+
 def hard_activations(b):
     x = "x"                                                             # [B,3,4]
     # Scaled so that every piece of every op is reached (HardSwish: |x| > 3).
@@ -785,7 +822,8 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             matmul_nd, slice_ops, slice_opset9, pad_ops, pad_opset10,
             transpose_fold,
             split_ops, split_opset18, expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
-            int_bool_reshape, int_arith, dynamic_batch, hard_activations,
+            int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,
+            hard_activations,
             hard_activations_opset10]
 
 

@@ -30,6 +30,7 @@ IntConstant readInts(const onnx::TensorProto &t) {
   std::vector<int64_t> &v = c.values;
   c.dims.assign(t.dims().begin(), t.dims().end());
   c.isBool = t.data_type() == onnx::TensorProto::BOOL;
+  c.isInt32 = t.data_type() == onnx::TensorProto::INT32;
   const std::string &raw = t.raw_data();
   if (c.isBool) {
     if (!raw.empty())
@@ -221,6 +222,11 @@ FailureOr<bool> Folder::elementwise(
     return fail();
   out.dims = dims;
   out.isBool = isBool;
+  // int32 operands give an int32 result (comparisons a bool one), computed
+  // in int64 and wrapped to 32 bits as int32 arithmetic wraps.
+  out.isInt32 = !isBool && llvm::any_of(in, [](const IntConstant *c) {
+    return c->isInt32;
+  });
   for (int64_t f = 0, n = numel(dims); f < n; ++f) {
     Dims idx = unflatten(f, dims);
     Dims args;
@@ -235,7 +241,7 @@ FailureOr<bool> Folder::elementwise(
       ctx.error() << "integer division by zero or int64 overflow";
       return fail();
     }
-    out.values.push_back(*v);
+    out.values.push_back(out.isInt32 ? static_cast<int32_t>(*v) : *v);
   }
   return true;
 }
@@ -391,6 +397,7 @@ FailureOr<bool> Folder::gather(IntConstant &out) {
   out.dims.insert(out.dims.end(), idx.dims.begin(), idx.dims.end());
   out.dims.insert(out.dims.end(), inner.begin(), inner.end());
   out.isBool = data.isBool;
+  out.isInt32 = data.isInt32;
   for (int64_t a = 0; a < o; ++a) {
     for (int64_t i : idx.values) {
       if (i < -n || i >= n) {
@@ -443,6 +450,7 @@ FailureOr<bool> Folder::slice(IntConstant &out) {
   for (const nn::DimSlice &s : *slices)
     out.dims.push_back(s.size);
   out.isBool = data.isBool;
+  out.isInt32 = data.isInt32;
   for (int64_t f = 0, n = numel(out.dims); f < n; ++f) {
     Dims idx = unflatten(f, out.dims);
     int64_t flat = 0;
@@ -465,6 +473,7 @@ FailureOr<bool> Folder::concat(IntConstant &out) {
   out.dims = first.dims;
   out.dims[*axis] = 0;
   out.isBool = first.isBool;
+  out.isInt32 = first.isInt32;
   for (const IntConstant *c : in) {
     if (c->dims.size() != (size_t)rank) {
       ctx.error() << "int64 operands differ in rank";
@@ -621,6 +630,7 @@ FailureOr<bool> Folder::constantOfShape(IntConstant &out) {
   if (failed(checkResultShape(out.dims)))
     return fail();
   out.isBool = v.isBool;
+  out.isInt32 = v.isInt32;
   out.values.assign(numel(out.dims), v.values[0]);
   return true;
 }
@@ -634,6 +644,7 @@ FailureOr<bool> Folder::tile(IntConstant &out) {
     return fail();
   }
   out.isBool = data.isBool;
+  out.isInt32 = data.isInt32;
   for (size_t i = 0; i < reps.size(); ++i) {
     // Both at most kMaxFoldedValues (2^26): the product fits.
     if (failed(checkResultShape({reps[i]})))
@@ -702,6 +713,7 @@ FailureOr<bool> Folder::transpose(IntConstant &out) {
     return fail();
   }
   out.isBool = data.isBool;
+  out.isInt32 = data.isInt32;
   out.dims.clear();
   for (int64_t p : perm)
     out.dims.push_back(data.dims[p]);
@@ -774,6 +786,11 @@ FailureOr<bool> Folder::cast(IntConstant &out) {
   out = *in[0];
   if (to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32) {
     out.isBool = false;
+    out.isInt32 = to == onnx::TensorProto::INT32;
+    if (out.isInt32) // int64 to int32 wraps
+      for (int64_t &v : out.values)
+        if (!isUnknown(v))
+          v = static_cast<int32_t>(v);
     return true;
   }
   if (to == onnx::TensorProto::BOOL) {
@@ -781,6 +798,7 @@ FailureOr<bool> Folder::cast(IntConstant &out) {
       if (!isUnknown(v))
         v = v != 0;
     out.isBool = true;
+    out.isInt32 = false;
     return true;
   }
   return false;
@@ -798,6 +816,7 @@ FailureOr<bool> Folder::expand(IntConstant &out) {
     return failure();
   out.dims = *dims;
   out.isBool = in[0]->isBool;
+  out.isInt32 = in[0]->isInt32;
   for (int64_t f = 0, n = numel(*dims); f < n; ++f)
     out.values.push_back(broadcastAt(*in[0], unflatten(f, *dims)));
   return true;

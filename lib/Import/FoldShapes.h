@@ -54,6 +54,9 @@ struct IntConstant {
   std::vector<int64_t> values;
   std::vector<int64_t> dims;
   bool isBool = false;
+  /// An ONNX INT32 tensor: its values fit int32 and it materializes as i32
+  /// (values are held as int64 like the others).
+  bool isInt32 = false;
 
   /// Whether there are as many values as the dims say: a crafted tensor
   /// may hold fewer, which folds would read past. Its dims fit int64
@@ -75,7 +78,7 @@ struct IntConstant {
 };
 
 /// Reads an int64, int32 or bool TensorProto (raw_data, int64_data or
-/// int32_data); int32 values are widened to int64.
+/// int32_data); int32 values are widened to int64 (isInt32 set).
 IntConstant readInts(const onnx::TensorProto &t);
 
 /// What folding needs from the importer.
@@ -120,7 +123,7 @@ struct FoldRule {
 /// The folds the registry entries name.
 namespace fold {
 mlir::FailureOr<bool> identity(Folder &, IntConstant &);
-/// Cast to INT64, INT32 (read as int64) or BOOL.
+/// Cast to INT64, INT32 (wrapping) or BOOL.
 mlir::FailureOr<bool> cast(Folder &, IntConstant &);
 /// Shape and Size (of a constant or of a value's static dims).
 mlir::FailureOr<bool> shape(Folder &, IntConstant &);

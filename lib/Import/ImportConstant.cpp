@@ -151,6 +151,10 @@ FailureOr<Value> importConstantOfShape(NodeImporter &n) {
         attr =
             DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI1Type()),
                                    static_cast<bool>(intValue->values[0]));
+      else if (intValue->isInt32)
+        attr =
+            DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI32Type()),
+                                   static_cast<int32_t>(intValue->values[0]));
       else
         attr = DenseElementsAttr::get(
             RankedTensorType::get({}, n.b.getI64Type()), intValue->values[0]);
@@ -218,7 +222,7 @@ void registerConstantOps(OpRegistry &r) {
          importConstant,
          {},
          {"", "`arith.constant`", "—",
-          "`value` tensor of float, int64, int32 (read as int64) or bool; "
+          "`value` tensor of float, int64, int32 or bool; "
           "`value_int`, `value_ints`, `value_float`, `value_floats` (opset "
           "12+); `sparse_value` and the string forms are errors"}});
   r.add({"ConstantOfShape",

@@ -199,12 +199,15 @@ FailureOr<Value> importCast(NodeImporter &n) {
   case onnx::TensorProto::INT64:
     elem = n.b.getI64Type();
     break;
+  case onnx::TensorProto::INT32:
+    elem = n.b.getI32Type();
+    break;
   case onnx::TensorProto::BOOL:
     elem = n.b.getI1Type();
     break;
   default:
     n.error() << "attribute 'to' = " << dataTypeName(to->i())
-              << " is not supported (FLOAT, INT64, BOOL)";
+              << " is not supported (FLOAT, INT64, INT32, BOOL)";
     return failure();
   }
   return n.build<nn::CastOp>({*x},
@@ -258,8 +261,8 @@ constexpr FoldRule kFoldElementwise{fold::elementwise};
 
 const char *kFloatOnly = "float only";
 const char *kFloatOrInt64 =
-    "float, or int64 (wrapping on overflow; no gradient) for index "
-    "arithmetic; both inputs of one type; folded on int64 constants";
+    "float, or int64/int32 (wrapping on overflow; no gradient) for index "
+    "arithmetic; both inputs of one type; folded on integer constants";
 
 /// The registry entry of a boolean operator (nn.logical, nn.not): run time
 /// on bool tensors, folded on bool constants.
@@ -458,11 +461,11 @@ void registerElementwiseOps(OpRegistry &r) {
          {fold::cast},
          {"", "`nn.cast`",
           "f32 to f32: identity; to or from an integer/bool type: none",
-          "`to` = FLOAT, INT64 or BOOL (others are errors). float to int64 "
-          "truncates toward zero; to bool is `x != 0` (NaN is true); bool to "
-          "number is 0/1. `saturate` is accepted (it only concerns float8). A "
-          "cast of an int64/bool constant to INT64, INT32 or BOOL is folded "
-          "(see Shape arithmetic)"}});
+          "`to` = FLOAT, INT64, INT32 or BOOL (others are errors). float to "
+          "an integer truncates toward zero; int64 to int32 wraps; to bool "
+          "is `x != 0` (NaN is true); bool to number is 0/1. `saturate` is "
+          "accepted (it only concerns float8). A cast of an int64/int32/bool "
+          "constant is folded (see Shape arithmetic)"}});
   r.add({"Dropout",
          7,
          {{"ratio", 0.5f}, "seed"},

@@ -1,4 +1,5 @@
-//===- ImportReduction.cpp - ReduceSum, ReduceMean, ReduceMax -------------===//
+//===- ImportReduction.cpp - ReduceSum/Mean/Max, CumSum
+//--------------------===//
 
 #include "Importer.h"
 #include "nn/NNOps.h"
@@ -30,6 +31,40 @@ template <typename OpTy> FailureOr<Value> importReduce(NodeImporter &n) {
                                         std::vector<int64_t>{}))),
              b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
              b.getNamedAttr("noop_with_empty_axes", b.getBoolAttr(noop))});
+}
+
+/// CumSum: the axis is a constant scalar input (int64 or int32).
+FailureOr<Value> importCumSum(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> axis = n.constInput(1, "axis");
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1) {
+    n.error() << "input 'axis' must be a scalar";
+    return failure();
+  }
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t a = (*axis)[0];
+  if (a < -rank || a >= rank) {
+    n.error() << "axis " << a << " is out of range for rank " << rank;
+    return failure();
+  }
+  if (a < 0)
+    a += rank;
+  int64_t exclusive = n.attrInt("exclusive"), reverse = n.attrInt("reverse");
+  if ((exclusive != 0 && exclusive != 1) || (reverse != 0 && reverse != 1)) {
+    n.error() << "attribute '"
+              << (exclusive != 0 && exclusive != 1 ? "exclusive" : "reverse")
+              << "' must be 0 or 1";
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  return n.build<nn::CumSumOp>(
+      {*x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(a)),
+             b.getNamedAttr("exclusive", b.getBoolAttr(exclusive)),
+             b.getNamedAttr("reverse", b.getBoolAttr(reverse))});
 }
 
 std::vector<AttrSpec> reduceAttributes() {
@@ -69,6 +104,16 @@ void registerReductionOps(OpRegistry &r) {
          importReduce<nn::ReduceMaxOp>,
          {},
          {"", "`nn.reduce_max`", meanMaxGradient, meanMaxNotes}});
+  r.add({"CumSum",
+         11,
+         {{"exclusive", 0}, {"reverse", 0}},
+         importCumSum,
+         {},
+         {"", "`nn.cumsum`",
+          "yes (the cumulative sum of the gradient in the other direction)",
+          "constant scalar `axis` input (int64 or int32, negative counts "
+          "from the end), `exclusive` and `reverse` (0/1). float, int64 or "
+          "int32 (wrapping); a loop over the axis, one slice per step"}});
 }
 
 } // namespace autodist::detail

@@ -277,7 +277,7 @@ static std::string onnxTypeName(Type t) {
 }
 
 /// The ONNX names of the types in an ODS constraint ("32-bit float or
-/// 64-bit signless integer") joined with " or ".
+/// 64-bit signless integer"), as a list ("float or int64").
 static std::string onnxTypeList(StringRef constraint) {
   SmallVector<StringRef> parts;
   constraint.split(parts, " or ");
@@ -293,7 +293,11 @@ static std::string onnxTypeList(StringRef constraint) {
     else
       names.push_back(p.str());
   }
-  return llvm::join(names, " or ");
+  if (names.size() < 2)
+    return llvm::join(names, "");
+  std::string last = names.back();
+  names.pop_back();
+  return llvm::join(names, ", ") + " or " + last;
 }
 
 std::string NodeImporter::describeBuildFailure(ValueRange operands,
@@ -487,7 +491,9 @@ Importer::materialize(const std::string &name, const IntConstant &k,
                "with --input-shape";
     return failure();
   }
-  Type elem = k.isBool ? b.getI1Type() : b.getI64Type();
+  Type elem = k.isBool    ? b.getI1Type()
+              : k.isInt32 ? b.getI32Type()
+                          : b.getI64Type();
   auto type = RankedTensorType::get(k.dims, elem);
   if (type.getNumElements() != (int64_t)k.values.size()) {
     error() << "constant '" << name << "' has " << k.values.size()
@@ -498,6 +504,9 @@ Importer::materialize(const std::string &name, const IntConstant &k,
   if (k.isBool) {
     SmallVector<bool> bits(k.values.begin(), k.values.end());
     attr = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  } else if (k.isInt32) {
+    SmallVector<int32_t> narrow(k.values.begin(), k.values.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<int32_t>(narrow));
   } else {
     attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(k.values));
   }

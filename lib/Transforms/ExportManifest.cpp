@@ -35,6 +35,7 @@ json::Object tensorEntry(StringRef name, Type type) {
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   std::string dtype = t.getElementType().isF32()         ? "f32"
                       : t.getElementType().isInteger(64) ? "i64"
+                      : t.getElementType().isInteger(32) ? "i32"
                       : t.getElementType().isInteger(1)  ? "bool"
                                                          : "unsupported";
   return json::Object{

@@ -30,11 +30,12 @@ TensorSpec parseSpec(const json &j) {
       throw Error("invalid model manifest: " + inQuotes(s.name) +
                   " has a negative dimension");
   std::string dtype = j.at("dtype").get<std::string>();
-  if (dtype != "f32" && dtype != "i64" && dtype != "bool")
+  if (dtype != "f32" && dtype != "i64" && dtype != "i32" && dtype != "bool")
     throw Error("invalid model manifest: " + inQuotes(s.name) +
                 " has unsupported dtype " + inQuotes(dtype));
   s.dtype = dtype == "f32"   ? DType::F32
             : dtype == "i64" ? DType::I64
+            : dtype == "i32" ? DType::I32
                              : DType::Bool;
   if (j.contains("index_bound")) {
     s.indexBound = j.at("index_bound").get<int64_t>();

@@ -104,6 +104,10 @@ NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
                        "(numpy.ascontiguousarray)");
   bool isFloat = h.descr == "<f4" || h.descr == "<f8";
   bool isInt = h.descr == "<i4" || h.descr == "<i8";
+  // int32 tensors are model outputs only (the compiler rejects int32 graph
+  // inputs).
+  if (want == DType::I32)
+    throw Error(what + ": int32 arrays are not read");
   if (want == DType::Bool && h.descr != "|b1")
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected bool ('|b1')");
@@ -163,6 +167,7 @@ std::string npyHeader(DType dtype, const std::vector<int64_t> &shapeDims) {
   std::string dict = std::string("{'descr': '") +
                      (dtype == DType::F32   ? "<f4"
                       : dtype == DType::I64 ? "<i8"
+                      : dtype == DType::I32 ? "<i4"
                                             : "|b1") +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces to a 64-byte boundary, ending in a newline, as numpy does.

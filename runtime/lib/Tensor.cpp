@@ -15,6 +15,8 @@ size_t dtypeSize(DType dtype) {
     return 4;
   case DType::I64:
     return 8;
+  case DType::I32:
+    return 4;
   case DType::Bool:
     return 1;
   }

@@ -837,6 +837,10 @@ int64_t predictedClass(const Tensor &out, int64_t row, int64_t rowSize) {
     const int64_t *v = out.data<int64_t>() + row * rowSize;
     return rowSize == 1 ? v[0] : std::max_element(v, v + rowSize) - v;
   }
+  if (out.dtype() == DType::I32) {
+    const int32_t *v = out.data<int32_t>() + row * rowSize;
+    return rowSize == 1 ? v[0] : std::max_element(v, v + rowSize) - v;
+  }
   const float *v = out.data<float>() + row * rowSize;
   return std::max_element(v, v + rowSize) - v;
 }

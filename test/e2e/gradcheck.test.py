@@ -79,6 +79,13 @@ def run_node(node, vals):
               "Log": np.log, "Tanh": np.tanh, "Erf": _erf, "Abs": np.abs}
     if op in simple:
         return simple[op](*x)
+    if op == "CumSum":
+        axis = int(x[1])
+        v = np.flip(x[0], axis) if attrs.get("reverse", 0) else x[0]
+        c = np.cumsum(v, axis=axis)
+        if attrs.get("exclusive", 0):
+            c = c - v
+        return np.flip(c, axis) if attrs.get("reverse", 0) else c
     if op in ("Min", "Max"):
         fn = np.minimum if op == "Min" else np.maximum
         acc = x[0]

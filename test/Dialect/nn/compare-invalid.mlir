@@ -11,7 +11,7 @@ func.func @bad_predicate(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
 // -----
 
 func.func @bool_operands(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{'nn.compare' op compares f32 or i64 operands, not i1}}
+  // expected-error@+1 {{'nn.compare' op compares f32, i64 or i32 operands, not i1}}
   %0 = nn.compare %a, %b {predicate = "lt"} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }

@@ -10,7 +10,7 @@ func.func @gather_axis(%t: tensor<100x16xf32>, %ids: tensor<8xi64>) -> tensor<8x
 // -----
 
 func.func @gather_f32_indices(%t: tensor<100x16xf32>, %ids: tensor<8xf32>) -> tensor<8x16xf32> {
-  // expected-error@+1 {{operand #1 must be ranked tensor of 64-bit signless integer values}}
+  // expected-error@+1 {{operand #1 must be ranked tensor of 64-bit signless integer or 32-bit signless integer values}}
   %0 = nn.gather %t, %ids : (tensor<100x16xf32>, tensor<8xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }

@@ -12,7 +12,7 @@ func.func @mixed_add(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<4xf32> {
 // -----
 
 func.func @bool_mul(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{'nn.mul' op operand #0 must be ranked tensor of 32-bit float or 64-bit signless integer values}}
+  // expected-error@+1 {{'nn.mul' op operand #0 must be ranked tensor of 32-bit float or 64-bit signless integer or 32-bit signless integer values}}
   %0 = nn.mul %a, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }

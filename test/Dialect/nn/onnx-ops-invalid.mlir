@@ -94,7 +94,7 @@ func.func @where_types(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xi64>) -
 // -----
 
 func.func @cast_to(%a: tensor<4xf32>) -> tensor<4xi64> {
-  // expected-error@+1 {{cannot cast to 'f16' (f32, i64 or i1)}}
+  // expected-error@+1 {{cannot cast to 'f16' (f32, i64, i32 or i1)}}
   %0 = nn.cast %a {to = f16} : (tensor<4xf32>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }

@@ -21,7 +21,7 @@ namespace autodist::rt {
 
 /// The element types of the ABI (manifest `dtype`: f32, i64, bool). Bool
 /// elements are one byte, 0 or 1 (an LLVM i1 in memory, numpy's `|b1`).
-enum class DType { F32, I64, Bool };
+enum class DType { F32, I64, I32, Bool };
 
 size_t dtypeSize(DType dtype);
 
