@@ -274,15 +274,26 @@ Results MaxOp::lowerToLinalg(OpBuilder &b) {
   return lowerNumericBinary<arith::MaximumFOp, arith::MaxSIOp>(b, *this);
 }
 
-/// `y` with 1 where `special` holds, so that an integer division cannot
-/// trap; the caller selects the result for those elements.
-static Value nonZeroDivisor(OpBuilder &b, Location l, Value y, Value special) {
-  Value one = arith::ConstantOp::create(b, l, b.getIntegerAttr(y.getType(), 1));
-  return arith::SelectOp::create(b, l, special, one, y);
-}
-
 static Value intZero(OpBuilder &b, Location l, Type t) {
   return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 0));
+}
+
+/// An integer divisor that cannot trap: `divisor` is `y` with 1 where `y`
+/// is 0 or -1 (x / 0 traps, and so does the minimum / -1); the caller
+/// selects its result for those elements.
+struct SafeDivisor {
+  Value isZero, isMinusOne, divisor;
+};
+static SafeDivisor safeDivisor(OpBuilder &b, Location l, Value y) {
+  Type t = y.getType();
+  Value minusOne = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, -1));
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y,
+                                       intZero(b, l, t));
+  Value isMinusOne =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, minusOne);
+  Value special = arith::OrIOp::create(b, l, isZero, isMinusOne);
+  Value one = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 1));
+  return {isZero, isMinusOne, arith::SelectOp::create(b, l, special, one, y)};
 }
 
 Results DivOp::lowerToLinalg(OpBuilder &b) {
@@ -294,20 +305,12 @@ Results DivOp::lowerToLinalg(OpBuilder &b) {
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), getOperands(),
       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Type t = a[0].getType();
-        Value zero = intZero(nb, l, t);
-        Value minusOne =
-            arith::ConstantOp::create(nb, l, nb.getIntegerAttr(t, -1));
-        Value isZero =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], zero);
-        Value isMinusOne = arith::CmpIOp::create(
-            nb, l, arith::CmpIPredicate::eq, a[1], minusOne);
-        Value special = arith::OrIOp::create(nb, l, isZero, isMinusOne);
-        Value q = arith::DivSIOp::create(nb, l, a[0],
-                                         nonZeroDivisor(nb, l, a[1], special));
+        SafeDivisor d = safeDivisor(nb, l, a[1]);
+        Value zero = intZero(nb, l, a[0].getType());
+        Value q = arith::DivSIOp::create(nb, l, a[0], d.divisor);
         Value negated = arith::SubIOp::create(nb, l, zero, a[0]);
-        q = arith::SelectOp::create(nb, l, isMinusOne, negated, q);
-        return arith::SelectOp::create(nb, l, isZero, zero, q);
+        q = arith::SelectOp::create(nb, l, d.isMinusOne, negated, q);
+        return arith::SelectOp::create(nb, l, d.isZero, zero, q);
       })};
 }
 
@@ -318,19 +321,13 @@ Results ModOp::lowerToLinalg(OpBuilder &b) {
       [fmod](OpBuilder &nb, Location l, ValueRange a) -> Value {
         if (isa<FloatType>(a[0].getType()))
           return arith::RemFOp::create(nb, l, a[0], a[1]); // C fmod
-        Type t = a[0].getType();
-        Value zero = intZero(nb, l, t);
-        Value isZero =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], zero);
-        Value minusOne =
-            arith::ConstantOp::create(nb, l, nb.getIntegerAttr(t, -1));
-        Value isMinusOne = arith::CmpIOp::create(
-            nb, l, arith::CmpIPredicate::eq, a[1], minusOne);
         // x rem 0 and x rem -1 (which traps on the minimum) are 0.
-        Value special = arith::OrIOp::create(nb, l, isZero, isMinusOne);
-        Value r = arith::RemSIOp::create(nb, l, a[0],
-                                         nonZeroDivisor(nb, l, a[1], special));
-        r = arith::SelectOp::create(nb, l, special, zero, r);
+        SafeDivisor d = safeDivisor(nb, l, a[1]);
+        Value zero = intZero(nb, l, a[0].getType());
+        Value r = arith::RemSIOp::create(nb, l, a[0], d.divisor);
+        r = arith::SelectOp::create(
+            nb, l, arith::OrIOp::create(nb, l, d.isZero, d.isMinusOne), zero,
+            r);
         if (fmod)
           return r;
         // Python's %: a non-zero remainder takes the divisor's sign.
@@ -1047,13 +1044,13 @@ Results ReshapeOp::lowerToLinalg(OpBuilder &b) {
   std::string node;
   if (auto name = dyn_cast<NameLoc>(loc))
     node = " (node '" + name.getName().str() + "')";
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
   for (int64_t k = 0; k < getType().getRank(); ++k) {
     Value idx = arith::ConstantIndexOp::create(b, loc, k);
     Value entry = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
         tensor::ExtractOp::create(b, loc, sizes, ValueRange{idx}));
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
     Value want = entry;
     if (k < in.getRank())
       want = arith::SelectOp::create(

@@ -131,38 +131,29 @@ FailureOr<Value> importConstantOfShape(NodeImporter &n) {
   // A shape that reads the dynamic batch (HF's default attention mask and
   // token types, an RNN's h0): the scalar expanded to the shape read at run
   // time.
-  if (const IntConstant *c = n.intConstant(0);
-      c && c->hasUnknown() && c->dims.size() == 1) {
-    std::optional<Value> sizes = n.runTimeValue(0);
-    if (sizes) {
-      std::vector<int64_t> target = c->values;
-      for (int64_t &d : target)
-        if (isUnknown(d))
-          d = -1;
-      if (llvm::any_of(target, [](int64_t d) { return d < -1; })) {
-        n.error() << "negative dim in the shape";
-        return failure();
-      }
-      DenseElementsAttr attr;
-      if (!intValue)
-        attr = DenseElementsAttr::get(
-            RankedTensorType::get({}, n.b.getF32Type()), value);
-      else if (intValue->isBool)
-        attr =
-            DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI1Type()),
-                                   static_cast<bool>(intValue->values[0]));
-      else if (intValue->isInt32)
-        attr =
-            DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI32Type()),
-                                   static_cast<int32_t>(intValue->values[0]));
-      else
-        attr = DenseElementsAttr::get(
-            RankedTensorType::get({}, n.b.getI64Type()), intValue->values[0]);
-      Value scalar = arith::ConstantOp::create(n.b, n.loc(), attr);
-      return n.build<nn::ExpandOp>(
-          {scalar, *sizes},
-          {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(target))});
+  if (auto rt = n.runTimeShape(0)) {
+    auto &[target, sizes] = *rt;
+    if (llvm::any_of(target, [](int64_t d) { return d < -1; })) {
+      n.error() << "negative dim in the shape";
+      return failure();
     }
+    DenseElementsAttr attr;
+    if (!intValue)
+      attr = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getF32Type()),
+                                    value);
+    else if (intValue->isBool)
+      attr = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI1Type()),
+                                    static_cast<bool>(intValue->values[0]));
+    else if (intValue->isInt32)
+      attr = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI32Type()),
+                                    static_cast<int32_t>(intValue->values[0]));
+    else
+      attr = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
+                                    intValue->values[0]);
+    Value scalar = arith::ConstantOp::create(n.b, n.loc(), attr);
+    return n.build<nn::ExpandOp>(
+        {scalar, sizes},
+        {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(target))});
   }
   FailureOr<std::vector<int64_t>> shape = n.constInput(0, "shape");
   if (failed(shape))

@@ -431,32 +431,13 @@ FailureOr<std::vector<int64_t>> expandTarget(NodeImporter &n, Value input) {
   return n.constInput(1, "shape");
 }
 
-/// The run-time form of shape input `i` whose import-time constant has
-/// unknown entries (the batch): the constant's entries with -1 for the
-/// unknown ones, and the run-time shape tensor (Importer's shadow); none
-/// when there is no such run-time value.
-std::optional<std::pair<std::vector<int64_t>, Value>>
-runTimeShape(NodeImporter &n, int i) {
-  const IntConstant *c = n.intConstant(i);
-  if (!c || c->isBool || !c->hasUnknown() || c->dims.size() != 1)
-    return std::nullopt;
-  std::optional<Value> v = n.runTimeValue(i);
-  if (!v)
-    return std::nullopt;
-  std::vector<int64_t> shape = c->values;
-  for (int64_t &d : shape)
-    if (isUnknown(d))
-      d = -1;
-  return std::make_pair(shape, *v);
-}
-
 FailureOr<Value> importExpand(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
   // Expand to the dynamic batch (ViT's class token, Llama's causal mask):
   // entries read at run time.
-  if (auto rt = runTimeShape(n, 1)) {
+  if (auto rt = n.runTimeShape(1)) {
     auto in = cast<RankedTensorType>(x->getType()).getShape();
     std::vector<int64_t> shape = rt->first;
     int64_t off = (int64_t)shape.size() - (int64_t)in.size();

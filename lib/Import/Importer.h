@@ -136,6 +136,12 @@ public:
   /// value, or the run-time shadow of a constant with unknown entries),
   /// without materializing a constant.
   std::optional<mlir::Value> runTimeValue(int i) const;
+  /// The run-time form of 1-D shape input `i` whose import-time constant
+  /// has unknown entries (the batch): the constant's entries with -1 for
+  /// the unknown ones, and the run-time shape tensor; none when there is no
+  /// such run-time value.
+  std::optional<std::pair<std::vector<int64_t>, mlir::Value>>
+  runTimeShape(int i) const;
   /// The int64 values of constant input `i` (`what` names it in the error
   /// when it is not one, or depends on a dynamic dim).
   mlir::FailureOr<std::vector<int64_t>> constInput(int i, llvm::StringRef what);

@@ -176,6 +176,21 @@ FailureOr<SmallVector<Value>> NodeImporter::operands(int required,
   return vs;
 }
 
+std::optional<std::pair<std::vector<int64_t>, Value>>
+NodeImporter::runTimeShape(int i) const {
+  const IntConstant *c = intConstant(i);
+  if (!c || c->isBool || !c->hasUnknown() || c->dims.size() != 1)
+    return std::nullopt;
+  std::optional<Value> v = runTimeValue(i);
+  if (!v)
+    return std::nullopt;
+  std::vector<int64_t> shape = c->values;
+  for (int64_t &d : shape)
+    if (isUnknown(d))
+      d = -1;
+  return std::make_pair(shape, *v);
+}
+
 std::optional<Value> NodeImporter::runTimeValue(int i) const {
   if (!hasInput(i))
     return std::nullopt;
@@ -412,14 +427,15 @@ void Importer::importRunTimeShadow(const onnx::NodeProto &node,
   auto made = llvm::make_range(
       last ? std::next(last->getIterator()) : block->begin(), block->end());
   if (failed(result) || !*result) {
-    // Constants materialized on the way are cached in `values`: forget
-    // them with the ops.
+    // Constants of the node's inputs materialized on the way are cached in
+    // `values`: forget them with the ops.
     llvm::SmallPtrSet<Operation *, 8> erased;
     for (Operation &op : made)
       erased.insert(&op);
-    for (auto it = values.begin(); it != values.end();)
-      it = erased.contains(it->second.getDefiningOp()) ? values.erase(it)
-                                                       : std::next(it);
+    for (const std::string &name : node.input())
+      if (auto it = values.find(name);
+          it != values.end() && erased.contains(it->second.getDefiningOp()))
+        values.erase(it);
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(made)))
       op.erase();
     return;
