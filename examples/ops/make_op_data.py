@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write random float32 / int64 inputs for an ONNX model as a .npz.
+"""Write random float32 / int64 / int32 inputs for an ONNX model as a .npz.
 
 One array per graph input that is not an initializer, named like the input;
 symbolic dims become --samples (the leading batch dim) and the values are
@@ -24,7 +24,7 @@ def main():
                     help="size of symbolic dims (default 13)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--int-high", type=int, default=10,
-                    help="int64 inputs are drawn from [0, int-high) (default 10)")
+                    help="int64/int32 inputs are drawn from [0, int-high) (default 10)")
     ap.add_argument("--labels", type=int, default=0,
                     help="also write 'labels' in [0, LABELS) (default: none)")
     args = ap.parse_args()
@@ -40,10 +40,11 @@ def main():
                 for d in tt.shape.dim]
         if tt.elem_type == onnx.TensorProto.FLOAT:
             arrays[inp.name] = rng.standard_normal(dims).astype(np.float32)
-        elif tt.elem_type == onnx.TensorProto.INT64:
-            arrays[inp.name] = rng.integers(0, args.int_high, dims, dtype=np.int64)
+        elif tt.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
+            dtype = np.int64 if tt.elem_type == onnx.TensorProto.INT64 else np.int32
+            arrays[inp.name] = rng.integers(0, args.int_high, dims, dtype=dtype)
         else:
-            raise ValueError(f"input '{inp.name}' is neither float32 nor int64")
+            raise ValueError(f"input '{inp.name}' is neither float32, int64 nor int32")
     if args.labels:
         arrays["labels"] = rng.integers(0, args.labels, [args.samples],
                                         dtype=np.int64)

@@ -66,6 +66,15 @@ Families (file ``<name>.onnx`` in --out-dir):
   hard_activations Clip with constant bound inputs (ReLU6, one bound absent,
                    an empty min, a float-initializer max), HardSigmoid
                    (PyTorch's alpha = 1/6 and another), HardSwish  (opset 14)
+  recurrent        LSTM (bidirectional, peepholes, clip, initial
+                   states, int32 sequence_lens), GRU (reverse, both
+                   linear_before_reset, activations with alpha/beta), RNN
+                   (bidirectional, Relu/ScaledTanh/Affine)       (opset 14)
+  scatter_nd_const ScatterND on constants (computed at import): every
+                   reduction, negative indices, slices          (opset 18)
+  int32_input      an int32 graph input: Gather, int32 Mul, Cast  (opset 14)
+  lstm_small       a 2-step LSTM (its unrolled IR: test/Import/recurrent.test)
+                                                                  (opset 14)
   hard_activations_opset10
                    Clip with min/max attributes (both, one), HardSigmoid
                    with its defaults and others                  (opset 10)
@@ -688,6 +697,106 @@ def hard_activations_opset10(b):
     return b.model("hard_activations_opset10", [(x, [B, 5])], y, [B, 5], 10)
 
 
+def recurrent(b):
+    """LSTM, GRU and RNN beyond what PyTorch exports (onnxruntime has no
+    layout 1: the conformance and gradient tests cover it): a bidirectional
+    LSTM with peepholes, clip, an initial state
+    computed from x and int32 sequence_lens computed from x (1..5 per
+    sample); a reverse GRU with linear_before_reset 0 and HardSigmoid/
+    Softsign activations (alpha/beta); a forward GRU with
+    linear_before_reset 1 and no bias; a bidirectional RNN with Relu and
+    ScaledTanh/Affine, and Y_h/Y_c outputs."""
+    x = "x"                                                     # [B,5,3]
+    H = 4
+    lens = b.node("Cast", [b.node("Clip", [
+        b.node("Add", [b.node("Mul", [b.node("ReduceSum", [x, b.const("ax12", np.array([1, 2], I64))], keepdims=0),
+                                      b.scalar(1.5)]), b.scalar(3.0)]),
+        b.scalar(1.0), b.scalar(5.0)])], to=TensorProto.INT32)  # [B] int32
+    h0 = b.node("MatMul", [b.node("Slice", [x, b.const("s0", np.array([0], I64)),
+                                             b.const("s2", np.array([2], I64)),
+                                             b.const("s1", np.array([1], I64))]),
+                           b.weight("h0w", [3, H])])                 # [B,2,4]
+    h0 = b.node("Transpose", [h0], perm=[1, 0, 2])              # [2,B,4]
+    c0 = b.node("Tanh", [h0])
+    xt = b.node("Transpose", [x], perm=[1, 0, 2])               # [5,B,3]
+    ly, lh, lc = b.node("LSTM", [xt, b.weight("lw", [2, 4 * H, 3]),
+                                 b.weight("lr", [2, 4 * H, H]),
+                                 b.weight("lb", [2, 8 * H]), lens, h0, c0,
+                                 b.weight("lp", [2, 3 * H])], n_out=3,
+                        hidden_size=H, direction="bidirectional",
+                        clip=0.9)                          # [5,2,B,4], [2,B,4]
+    gy, gh = b.node("GRU", [xt, b.weight("gw", [1, 3 * H, 3]),
+                            b.weight("gr", [1, 3 * H, H]), b.weight("gb", [1, 6 * H])],
+                    n_out=2, hidden_size=H, direction="reverse",
+                    activations=["HardSigmoid", "Softsign"],
+                    activation_alpha=[0.3], activation_beta=[0.45])  # [5,1,B,4]
+    g2y = b.node("GRU", [xt, b.weight("g2w", [1, 3 * H, 3]),
+                         b.weight("g2r", [1, 3 * H, H])],
+                 hidden_size=H, linear_before_reset=1)
+    ry, rh = b.node("RNN", [xt, b.weight("rw", [2, H, 3]), b.weight("rr", [2, H, H]),
+                            b.weight("rb", [2, 2 * H])], n_out=2,
+                    hidden_size=H, direction="bidirectional",
+                    activations=["Relu", "ScaledTanh"],
+                    activation_alpha=[0.8], activation_beta=[1.3])
+    ry2 = b.node("RNN", [xt, b.weight("r2w", [1, H, 3]), b.weight("r2r", [1, H, H])],
+                 hidden_size=H, activations=["Affine"], activation_alpha=[0.5],
+                 activation_beta=[0.1])
+    # Batch to the front (Y [5,D,B,4], Y_h [D,B,4]), flattened.
+    flat = []
+    for v in [ly, lh, lc, gy, gh, g2y, ry, rh, ry2]:
+        perm = [2, 0, 1, 3] if v in (ly, gy, g2y, ry, ry2) else [1, 0, 2]
+        flat.append(b.node("Flatten", [b.node("Transpose", [v], perm=perm)], axis=1))
+    y = b.node("Concat", flat, axis=1)
+    width = 40 + 8 + 8 + 20 + 4 + 20 + 40 + 8 + 20
+    return b.model("recurrent", [(x, [B, 5, 3])], y, [B, width], 14)
+
+
+def lstm_small(b):
+    """A forward LSTM over 2 steps with no initial state and no bias, small
+    enough that test/Import/recurrent.test checks its unrolled IR."""
+    x = "x"                                                     # [B,2,3]
+    xt = b.node("Transpose", [x], perm=[1, 0, 2])
+    y = b.node("LSTM", [xt, b.weight("w", [1, 8, 3]), b.weight("r", [1, 8, 2])],
+               hidden_size=2)                                   # [2,1,B,2]
+    y = b.node("Flatten", [b.node("Transpose", [y], perm=[2, 0, 1, 3])], axis=1)
+    return b.model("lstm_small", [(x, [B, 2, 3])], y, [B, 4], 14)
+
+
+def int32_input(b):
+    """An int32 graph input (token ids as some exporters type them): Gather
+    of an embedding with it, int32 arithmetic, Cast to float."""
+    ids = "ids"                                                 # [B,6] int32
+    emb = b.node("Gather", [b.weight("emb", [10, 3]), ids])     # [B,6,3]
+    k = b.node("Cast", [b.node("Mul", [ids, b.const("two32", np.array(2, np.int32))])],
+               to=F)
+    y = b.node("Concat", [b.node("Flatten", [emb], axis=1), k], axis=1)
+    return b.model("int32_input", [(ids, [B, 6], TensorProto.INT32)], y, [B, 24], 14)
+
+
+def scatter_nd_const(b):
+    """ScatterND on constants, computed at import (Swin's shifted-window
+    mask): zeros from ConstantOfShape, updates Expand-ed and Reshape-d from
+    a ConstantOfShape, a literal update tensor; negative indices, slices
+    (k < rank) and every reduction."""
+    x = "x"                                                     # [B,4,3]
+    zeros = b.node("ConstantOfShape", [b.const("shp", np.array([4, 3], I64))],
+                   value=numpy_helper.from_array(np.array([0.0], np.float32)))
+    ones = b.node("ConstantOfShape", [b.const("shp1", np.array([1], I64))],
+                  value=numpy_helper.from_array(np.array([2.5], np.float32)))
+    upd = b.node("Reshape", [b.node("Expand", [ones, b.const("e6", np.array([6], I64))]),
+                             b.const("r23", np.array([2, 3], I64))])   # [2,3]
+    rows = b.const("rows", np.array([[1], [-1]], I64))                 # k = 1
+    s = b.node("ScatterND", [zeros, rows, upd])
+    cells = b.const("cells", np.array([[0, 0], [2, -1], [0, 0]], I64))  # k = 2
+    # A Constant node: a float initializer would be a parameter.
+    vals = b.node("Constant", [], value=numpy_helper.from_array(
+        np.array([1.5, -2.0, 0.5], np.float32)))
+    outs = [s] + [b.node("ScatterND", [s, cells, vals], reduction=r)
+                  for r in ["none", "add", "mul", "max", "min"]]
+    y = b.sum(x, *outs)
+    return b.model("scatter_nd_const", [(x, [B, 4, 3])], y, [B, 4, 3], 18)
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -760,6 +869,32 @@ def bad_models():
         "pad_batch": bad_model("pad_batch", [
             mk("Constant", [], ["p"], value=t([1, 0, 0, 0])),
             mk("Pad", ["x", "p"], ["y"], name="bad")], x2, 13),
+        # Recurrent ops on x [batch, 4, 3]; time-major (layout 0) its
+        # sequence is the dynamic batch dim.
+        "rnn_dynamic_seq": bad_model("rnn_dynamic_seq", [
+            mk("RNN", ["x", "w", "r"], ["y"], name="bad", hidden_size=2)],
+            [("x", [B, 4, 3])], 14,
+            [numpy_helper.from_array(np.ones([1, 2, 3], np.float32), "w"),
+             numpy_helper.from_array(np.ones([1, 2, 2], np.float32), "r")]),
+        "rnn_w_shape": bad_model("rnn_w_shape", [
+            mk("RNN", ["x", "w", "r"], ["y"], name="bad", hidden_size=2,
+               layout=1)], [("x", [B, 4, 3])], 14,
+            [numpy_helper.from_array(np.ones([1, 2, 5], np.float32), "w"),
+             numpy_helper.from_array(np.ones([1, 2, 2], np.float32), "r")]),
+        "lstm_input_forget": bad_model("lstm_input_forget", [
+            mk("LSTM", ["x", "w", "r"], ["y"], name="bad", hidden_size=2,
+               input_forget=1, layout=1)], [("x", [B, 4, 3])], 14,
+            [numpy_helper.from_array(np.ones([1, 8, 3], np.float32), "w"),
+             numpy_helper.from_array(np.ones([1, 8, 2], np.float32), "r")]),
+        "gru_activation": bad_model("gru_activation", [
+            mk("GRU", ["x", "w", "r"], ["y"], name="bad", hidden_size=2,
+               activations=["Elu", "Tanh"], layout=1)], [("x", [B, 4, 3])], 14,
+            [numpy_helper.from_array(np.ones([1, 6, 3], np.float32), "w"),
+             numpy_helper.from_array(np.ones([1, 6, 2], np.float32), "r")]),
+        "scatternd_runtime": bad_model("scatternd_runtime", [
+            mk("Constant", [], ["i"], value=t([[1]])),
+            mk("Constant", [], ["u"], value=t(np.ones([1, 4]), np.float32)),
+            mk("ScatterND", ["x", "i", "u"], ["y"], name="bad")], [("x", [3, 4])], 13),
         "pad_value_not_constant": bad_model("pad_value_not_constant", [
             mk("Constant", [], ["p"], value=t([0, 1, 0, 1])),
             mk("ReduceMax", ["x"], ["m"], axes=[0, 1], keepdims=0),
@@ -824,7 +959,8 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             split_ops, split_opset18, expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
             int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,
             hard_activations,
-            hard_activations_opset10]
+            hard_activations_opset10, recurrent, lstm_small, int32_input,
+            scatter_nd_const]
 
 
 def main():

@@ -652,6 +652,90 @@ def hard_swish(g, r):
     g.term(g.op("HardSwish", [x]), F.hardswish(x.t))
 
 
+def recurrent(kind):
+    """RNN, GRU or LSTM with a drawn direction, layout, sizes and optional
+    inputs (B, initial_h/initial_c, LSTM's peepholes P, GRU's
+    linear_before_reset); the reference is ONNX's equations in torch, step
+    by step, default activations."""
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+
+    def case(g, r):
+        seq, batch, inp, hid = (int(v) for v in r.integers(1, 5, 4))
+        direction = str(r.choice(["forward", "reverse", "bidirectional"]))
+        dirs = 2 if direction == "bidirectional" else 1
+        layout = int(r.integers(0, 2))
+        x = g.normal([batch, seq, inp] if layout else [seq, batch, inp])
+        w = g.normal([dirs, gates * hid, inp], 0.5)
+        rw = g.normal([dirs, gates * hid, hid], 0.5)
+        ins = [x, w, rw]
+        attrs = dict(hidden_size=hid, direction=direction, layout=layout)
+        b = g.normal([dirs, 2 * gates * hid], 0.5) if r.random() < 0.7 else None
+        state_shape = [batch, dirs, hid] if layout else [dirs, batch, hid]
+        h0 = g.normal(state_shape) if r.random() < 0.6 else None
+        c0 = g.normal(state_shape) if kind == "LSTM" and r.random() < 0.6 else None
+        p = g.normal([dirs, 3 * hid], 0.5) if kind == "LSTM" and r.random() < 0.5 else None
+        lbr = int(r.integers(0, 2)) if kind == "GRU" else 0
+        if kind == "GRU":
+            attrs["linear_before_reset"] = lbr
+        ins += [b or "", "", h0 or ""]
+        if kind == "LSTM":
+            ins += [c0 or "", p or ""]
+        while ins and ins[-1] == "":
+            ins.pop()
+        n_out = 3 if kind == "LSTM" else 2
+        outs = g.op(kind, ins, n_out=n_out, **attrs)
+
+        def tm(t):  # time-major / [dirs, batch, h] views of the torch leaves
+            return t.transpose(0, 1) if layout else t
+        X = tm(x.t)
+        H0 = tm(h0.t) if h0 else None
+        C0 = tm(c0.t) if c0 else None
+        ys, hs, cs = [], [], []
+        for d in range(dirs):
+            W, R = w.t[d], rw.t[d]
+            zero = torch.zeros(gates * hid, dtype=torch.float64)
+            wb, rb = (b.t[d][:gates * hid], b.t[d][gates * hid:]) if b else (zero, zero)
+            h = H0[d] if h0 else torch.zeros(batch, hid, dtype=torch.float64)
+            c = C0[d] if c0 else torch.zeros(batch, hid, dtype=torch.float64)
+            out = [None] * seq
+            steps = range(seq) if direction == "forward" or (
+                direction == "bidirectional" and d == 0) else reversed(range(seq))
+            for t in steps:
+                xw = X[t] @ W.T + wb
+                if kind == "RNN":
+                    h = torch.tanh(xw + h @ R.T + rb)
+                elif kind == "LSTM":
+                    a = xw + h @ R.T + rb
+                    i, o, f, cc = a.split(hid, dim=1)
+                    pi, po, pf = p.t[d].split(hid) if p else (0, 0, 0)
+                    i = torch.sigmoid(i + pi * c)
+                    f = torch.sigmoid(f + pf * c)
+                    c = f * c + i * torch.tanh(cc)
+                    h = torch.sigmoid(o + po * c) * torch.tanh(c)
+                else:
+                    xz, xr, xh = xw.split(hid, dim=1)
+                    rz, rr, rh = R.split(hid, dim=0)
+                    bz, br, bh = rb.split(hid)
+                    z = torch.sigmoid(xz + h @ rz.T + bz)
+                    rg = torch.sigmoid(xr + h @ rr.T + br)
+                    if lbr:
+                        hh = torch.tanh(xh + rg * (h @ rh.T + bh))
+                    else:
+                        hh = torch.tanh(xh + (rg * h) @ rh.T + bh)
+                    h = (1 - z) * hh + z * h
+                out[t] = h
+            ys.append(torch.stack(out))
+            hs.append(h)
+            cs.append(c)
+        Y = torch.stack(ys, dim=1)                      # [seq, dirs, batch, h]
+        refs = [Y.permute(2, 0, 1, 3) if layout else Y,
+                tm(torch.stack(hs)), tm(torch.stack(cs))]
+        for name, ref in zip(outs, refs):
+            g.term(name, ref)
+
+    return case
+
+
 CASES = {
     "conv": conv,
     "maxpool": maxpool,
@@ -704,6 +788,9 @@ CASES = {
     "clip": clip,
     "hard_sigmoid": hard_sigmoid,
     "hard_swish": hard_swish,
+    "rnn": recurrent("RNN"),
+    "gru": recurrent("GRU"),
+    "lstm": recurrent("LSTM"),
 }
 
 

@@ -176,6 +176,13 @@ public:
   std::optional<std::vector<int64_t>> attrInts(llvm::StringRef name) const {
     return detail::attrInts(node, name);
   }
+  std::optional<std::vector<float>> attrFloats(llvm::StringRef name) const {
+    return detail::attrFloats(node, name);
+  }
+  std::optional<std::vector<std::string>>
+  attrStrings(llvm::StringRef name) const {
+    return detail::attrStrings(node, name);
+  }
 
   /// Builds op `OpTy` with result types from its own type inference; a
   /// failure is reported as one error naming the node instead of aborting.

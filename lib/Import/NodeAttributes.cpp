@@ -42,6 +42,22 @@ std::optional<std::vector<int64_t>> attrInts(const onnx::NodeProto &node,
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
+std::optional<std::vector<float>> attrFloats(const onnx::NodeProto &node,
+                                             llvm::StringRef name) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<std::vector<std::string>> attrStrings(const onnx::NodeProto &node,
+                                                    llvm::StringRef name) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
+}
+
 std::string listString(llvm::ArrayRef<int64_t> v) {
   std::string s;
   llvm::raw_string_ostream os(s);

@@ -42,6 +42,14 @@ std::string attrString(const onnx::NodeProto &node, llvm::StringRef name,
 std::optional<std::vector<int64_t>> attrInts(const onnx::NodeProto &node,
                                              llvm::StringRef name);
 
+/// The FLOATS attribute `name`, or nullopt when absent.
+std::optional<std::vector<float>> attrFloats(const onnx::NodeProto &node,
+                                             llvm::StringRef name);
+
+/// The STRINGS attribute `name`, or nullopt when absent.
+std::optional<std::vector<std::string>> attrStrings(const onnx::NodeProto &node,
+                                                    llvm::StringRef name);
+
 /// `v` as "[1, 2, 3]" (for messages).
 std::string listString(llvm::ArrayRef<int64_t> v);
 

@@ -614,13 +614,20 @@ LogicalResult Importer::bindInput(const onnx::ValueInfoProto &info) {
                      ? info.type().tensor_type().elem_type()
                      : onnx::TensorProto::UNDEFINED;
   if (elemType != onnx::TensorProto::INT64 &&
+      elemType != onnx::TensorProto::INT32 &&
       elemType != onnx::TensorProto::BOOL)
-    return emitError(fileLoc) << "--bind-input '" << info.name()
-                              << "': only int64 and bool inputs can be bound";
+    return emitError(fileLoc)
+           << "--bind-input '" << info.name()
+           << "': only int64, int32 and bool inputs can be bound";
   const auto &shape = info.type().tensor_type().shape();
   IntConstant c;
   c.values = values;
   c.isBool = elemType == onnx::TensorProto::BOOL;
+  c.isInt32 = elemType == onnx::TensorProto::INT32;
+  for (int64_t v : values)
+    if (c.isInt32 && (v < INT32_MIN || v > INT32_MAX))
+      return emitError(fileLoc) << "--bind-input '" << info.name() << "': " << v
+                                << " does not fit in int32";
   if (shape.dim_size() > 1)
     return emitError(fileLoc) << "--bind-input '" << info.name()
                               << "': only scalar and 1-D inputs can be bound";
@@ -647,10 +654,11 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
                      : onnx::TensorProto::UNDEFINED;
   if (elemType != onnx::TensorProto::FLOAT &&
       elemType != onnx::TensorProto::INT64 &&
+      elemType != onnx::TensorProto::INT32 &&
       elemType != onnx::TensorProto::BOOL) {
     emitError(fileLoc) << "input '" << name
-                       << "' must be a float32, int64 or bool tensor (other "
-                          "input types are not supported yet)";
+                       << "' must be a float32, int64, int32 or bool tensor "
+                          "(other input types are not supported yet)";
     return failure();
   }
   const auto &shape = info.type().tensor_type().shape();
@@ -694,6 +702,7 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
   }
   Type elem = elemType == onnx::TensorProto::FLOAT   ? Type(b.getF32Type())
               : elemType == onnx::TensorProto::INT64 ? Type(b.getI64Type())
+              : elemType == onnx::TensorProto::INT32 ? Type(b.getI32Type())
                                                      : Type(b.getI1Type());
   return RankedTensorType::get(dims, elem);
 }

@@ -24,6 +24,8 @@ const OpRegistry &OpRegistry::get() {
     registerShapeOps(r);
     registerConstantOps(r);
     registerConvPoolOps(r);
+    registerRecurrentOps(r);
+    registerScatterOps(r);
     return r;
   }();
   return registry;

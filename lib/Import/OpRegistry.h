@@ -99,6 +99,8 @@ void registerReductionOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerConstantOps(OpRegistry &registry);
 void registerConvPoolOps(OpRegistry &registry);
+void registerRecurrentOps(OpRegistry &registry);
+void registerScatterOps(OpRegistry &registry);
 
 /// Prints the operator table of docs/operators.md (markdown), one row per
 /// operator, consecutive operators with the same documentation merged.

@@ -39,7 +39,7 @@ TensorSpec parseSpec(const json &j) {
                              : DType::Bool;
   if (j.contains("index_bound")) {
     s.indexBound = j.at("index_bound").get<int64_t>();
-    if (*s.indexBound < 1 || s.dtype != DType::I64)
+    if (*s.indexBound < 1 || (s.dtype != DType::I64 && s.dtype != DType::I32))
       throw Error("invalid model manifest: " + inQuotes(s.name) +
                   " has an invalid index_bound");
   }

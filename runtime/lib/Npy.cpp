@@ -4,6 +4,7 @@
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
 
+#include <climits>
 #include <cstring>
 #include <optional>
 
@@ -80,6 +81,20 @@ void convert(const uint8_t *src, To *dst, int64_t n) {
     dst[i] = static_cast<To>(v);
   }
 }
+
+/// int64 elements of array `what` into an int32 input: a value that does
+/// not fit is an error, not a wrapped index.
+void narrowToInt32(const uint8_t *src, int32_t *dst, int64_t n,
+                   const std::string &what) {
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v;
+    std::memcpy(&v, src + i * sizeof(v), sizeof(v));
+    if (v < INT32_MIN || v > INT32_MAX)
+      throw Error(what + " has int64 value " + std::to_string(v) +
+                  ", which does not fit the model's int32 input");
+    dst[i] = static_cast<int32_t>(v);
+  }
+}
 } // namespace
 
 size_t npyHeaderBytes(const uint8_t *prefix, size_t size) {
@@ -104,20 +119,17 @@ NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
                        "(numpy.ascontiguousarray)");
   bool isFloat = h.descr == "<f4" || h.descr == "<f8";
   bool isInt = h.descr == "<i4" || h.descr == "<i8";
-  // int32 tensors are model outputs only (the compiler rejects int32 graph
-  // inputs).
-  if (want == DType::I32)
-    throw Error(what + ": int32 arrays are not read");
   if (want == DType::Bool && h.descr != "|b1")
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected bool ('|b1')");
   if (want == DType::F32 && !isFloat)
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected float32 or float64 ('<f4', '<f8')");
-  if (want == DType::I64 && !isInt)
+  if ((want == DType::I64 || want == DType::I32) && !isInt)
     throw Error(what + " has dtype " + inQuotes(h.descr) +
                 "; expected int64 or int32 ('<i8', '<i4')");
   h.dtype = want;
+  h.what = what;
   h.itemSize = h.descr[2] - '0'; // '|b1' too
   // Both the stored and the converted size must be representable: a shape
   // whose product wraps around would pass the size check below and then
@@ -144,6 +156,10 @@ void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
   else if (descr == "|b1")
     for (int64_t i = 0; i < n; ++i) // numpy bools are 0 or 1 already
       static_cast<uint8_t *>(dst)[i] = src[i] != 0;
+  else if (layout.dtype == DType::I32 && descr == "<i4")
+    convert<int32_t>(src, static_cast<int32_t *>(dst), n);
+  else if (layout.dtype == DType::I32)
+    narrowToInt32(src, static_cast<int32_t *>(dst), n, layout.what);
   else if (descr == "<i4")
     convert<int32_t>(src, static_cast<int64_t *>(dst), n);
   else

@@ -609,7 +609,9 @@ void Trainer::checkIndexRanges(Dataset &ds) const {
     ds.inputs()[k].forEachChunk([&](const void *chunk, int64_t first,
                                     int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
-        int64_t v = static_cast<const int64_t *>(chunk)[i];
+        int64_t v = spec.dtype == DType::I32
+                        ? static_cast<const int32_t *>(chunk)[i]
+                        : static_cast<const int64_t *>(chunk)[i];
         if (v < -bound || v >= bound)
           throw Error("array " + inQuotes(spec.name) + " in data file " +
                       inQuotes(ds.path()) + " has value " + std::to_string(v) +

@@ -26,6 +26,7 @@ struct NpyLayout {
   size_t dataOffset = 0;    // header bytes; the elements follow
   size_t itemSize = 0;      // bytes per stored element
   DType dtype = DType::F32; // what the elements convert to
+  std::string what;         // the array, as errors name it
 };
 
 /// The size of the header that `prefix` (the first `size` bytes of a .npy,
