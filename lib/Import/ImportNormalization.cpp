@@ -3,6 +3,10 @@
 #include "Importer.h"
 #include "nn/NNOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <algorithm>
+
 using namespace mlir;
 
 namespace autodist::detail {
@@ -60,18 +64,61 @@ FailureOr<Value> importLayerNorm(NodeImporter &n) {
               << " is not supported (only 1: float32)";
     return failure();
   }
-  if (failed(n.onlyFirstOutput(
-          "the Mean and InvStdDev outputs are not supported")))
-    return failure();
   FailureOr<SmallVector<Value>> ops =
       n.operands(/*required=*/2, /*optional=*/1);
   if (failed(ops))
     return failure();
   OpBuilder &b = n.b;
-  return n.build<nn::LayerNormOp>(
-      *ops,
-      {b.getNamedAttr("axis", b.getI64IntegerAttr(n.attrInt("axis"))),
-       b.getNamedAttr("epsilon", b.getF32FloatAttr(n.attrFloat("epsilon")))});
+  int64_t axis = n.attrInt("axis");
+  float eps = n.attrFloat("epsilon");
+  FailureOr<Value> y = n.build<nn::LayerNormOp>(
+      *ops, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+             b.getNamedAttr("epsilon", b.getF32FloatAttr(eps))});
+  if (failed(y))
+    return failure();
+  bool wantStats = false;
+  for (int i = 1; i < std::min(n.node.output_size(), 3); ++i)
+    wantStats |= !n.node.output(i).empty();
+  if (!wantStats)
+    return y;
+  // Mean and InvStdDev (the training outputs) over the normalized dims,
+  // kept as size-1 dims: ops of their own beside the fused nn.layer_norm
+  // (differentiable, and erased when nothing reads them).
+  Value x = (*ops)[0];
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> axes;
+  for (int64_t a = axis; a < rank; ++a)
+    axes.push_back(a);
+  SmallVector<NamedAttribute> reduce = {
+      b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+      b.getNamedAttr("keepdims", b.getBoolAttr(true))};
+  auto scalar = [&](float v) -> Value {
+    return arith::ConstantOp::create(
+        b, n.loc(),
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                               ArrayRef(v)));
+  };
+  FailureOr<Value> mean = n.build<nn::ReduceMeanOp>({x}, reduce);
+  FailureOr<Value> d =
+      succeeded(mean) ? n.build<nn::SubOp>({x, *mean}) : FailureOr<Value>();
+  FailureOr<Value> sq =
+      succeeded(d) ? n.build<nn::MulOp>({*d, *d}) : FailureOr<Value>();
+  FailureOr<Value> var =
+      succeeded(sq) ? n.build<nn::ReduceMeanOp>({*sq}, reduce) : sq;
+  FailureOr<Value> ve = succeeded(var) ? n.build<nn::AddOp>({*var, scalar(eps)})
+                                       : FailureOr<Value>();
+  FailureOr<Value> sd =
+      succeeded(ve) ? n.build<nn::SqrtOp>({*ve}) : FailureOr<Value>();
+  FailureOr<Value> inv = succeeded(sd) ? n.build<nn::DivOp>({scalar(1.0f), *sd})
+                                       : FailureOr<Value>();
+  if (failed(inv))
+    return failure();
+  n.define(0, *y);
+  n.define(1, *mean);
+  n.define(2, *inv);
+  return Value();
 }
 
 FailureOr<Value> importBatchNorm(NodeImporter &n) {
@@ -155,7 +202,9 @@ void registerNormalizationOps(OpRegistry &r) {
          {"", "`nn.layer_norm`",
           "X, Scale, B (`nn.layer_norm_grad`; scale/bias gradients summed to "
           "their broadcast shapes)",
-          "see [reference/nn-dialect.md](reference/nn-dialect.md)"}});
+          "see [reference/nn-dialect.md](reference/nn-dialect.md). The Mean "
+          "and InvStdDev outputs are computed beside it (`nn.reduce_mean`, "
+          "...; differentiable); `stash_type` must be 1"}});
   r.add(
       {"BatchNormalization",
        7,

@@ -213,9 +213,9 @@ naming the node, op, opset and the unsupported feature (no output is
 written); *wrong*: compiled and ran but differs (a silent wrong answer: must
 be 0); *crash*: the compiler or executable died; *random*: the expected output
 comes from the reference's random generator (dropout in training mode), not
-run. Most rejections are input types other than float32/int64/bool, 1-D/3-D
-pooling, `ceil_mode`, opsets before 7, and LayerNormalization's Mean and
-InvStdDev outputs.
+run. Most rejections are input types other than float32/int64/int32/bool,
+1-D/3-D pooling, `ceil_mode`, opsets before 7, and non-constant Clip and
+Dropout bounds.
 
 """
 
