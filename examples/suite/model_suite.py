@@ -182,12 +182,12 @@ class RNNClassifier(nn.Module):
 
 
 class BagRecommender(nn.Module):
-    """The recommender pattern: a sum EmbeddingBag over item ids, then a
-    linear scorer over 10 classes."""
+    """The recommender pattern: an EmbeddingBag (sum, mean or max) over item
+    ids, one bag per row, then a linear scorer over 10 classes."""
 
-    def __init__(self):
+    def __init__(self, mode="sum"):
         super().__init__()
-        self.bag = nn.EmbeddingBag(64, 32, mode="sum")
+        self.bag = nn.EmbeddingBag(64, 32, mode=mode)
         self.head = nn.Linear(32, 10)
 
     def forward(self, ids):
@@ -239,6 +239,8 @@ MODELS = {
     "lstm": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.LSTM))),
     "gru": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.GRU))),
     "embedding_bag": ("torch.nn", classify_tokens(BagRecommender)),
+    "embedding_bag_mean": ("torch.nn", classify_tokens(lambda: BagRecommender("mean"))),
+    "embedding_bag_max": ("torch.nn", classify_tokens(lambda: BagRecommender("max"))),
 }
 
 

@@ -11,6 +11,7 @@
 #define AUTODIST_LIB_IMPORT_IMPORTER_H
 
 #include "BuildChecked.h"
+#include "EmbeddingBag.h"
 #include "FoldShapes.h"
 #include "NodeAttributes.h"
 #include "OpRegistry.h"
@@ -23,6 +24,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +106,10 @@ private:
   bool hasExternalData = false;
   /// The model's default-domain opset (operator semantics depend on it).
   int64_t opset = 21;
+  /// The recognized nn.EmbeddingBag Loops, and the nodes only they read
+  /// (not imported).
+  std::map<const onnx::NodeProto *, EmbeddingBag> embeddingBags;
+  std::set<const onnx::NodeProto *> absorbed;
 };
 
 /// One node as its handler sees it.
@@ -153,6 +159,14 @@ public:
   mlir::FailureOr<std::optional<std::vector<int64_t>>> axes(int inputIndex);
   /// `t` with its values read (external data), null after an error.
   const onnx::TensorProto *withValues(const onnx::TensorProto &t);
+
+  /// The graph value `name` (an int64/bool constant is materialized).
+  mlir::FailureOr<mlir::Value> value(const std::string &name);
+  /// This (Loop) node as a recognized nn.EmbeddingBag, or null.
+  const EmbeddingBag *embeddingBag() const {
+    auto it = im.embeddingBags.find(&node);
+    return it == im.embeddingBags.end() ? nullptr : &it->second;
+  }
 
   /// Fails with error `what` when an output other than the first is used.
   mlir::LogicalResult onlyFirstOutput(llvm::StringRef what);

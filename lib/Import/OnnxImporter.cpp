@@ -147,17 +147,20 @@ FailureOr<Value> NodeImporter::operand(int i) {
     error() << "missing input " << i;
     return failure();
   }
-  auto it = im.values.find(node.input(i));
+  return value(node.input(i));
+}
+
+FailureOr<Value> NodeImporter::value(const std::string &name) {
+  auto it = im.values.find(name);
   if (it != im.values.end())
     return it->second;
-  auto c = im.intConstants.find(node.input(i));
+  auto c = im.intConstants.find(name);
   if (c == im.intConstants.end()) {
-    error() << "input '" << node.input(i)
-            << "' is not produced by any earlier node";
+    error() << "input '" << name << "' is not produced by any earlier node";
     return failure();
   }
   // An int64/bool constant read as data: materialize it once.
-  return im.materialize(node.input(i), c->second, [&]() { return error(); });
+  return im.materialize(name, c->second, [&]() { return error(); });
 }
 
 FailureOr<SmallVector<Value>> NodeImporter::operands(int required,
@@ -756,8 +759,9 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     values[tag.second] = entry->getArgument(i);
   }
   b.setInsertionPointToEnd(entry);
+  findEmbeddingBags(graph, embeddingBags, absorbed);
   for (const onnx::NodeProto &node : graph.node())
-    if (failed(importNode(node)))
+    if (!absorbed.count(&node) && failed(importNode(node)))
       return nullptr;
 
   SmallVector<Value> results;

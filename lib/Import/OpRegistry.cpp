@@ -26,6 +26,7 @@ const OpRegistry &OpRegistry::get() {
     registerConvPoolOps(r);
     registerRecurrentOps(r);
     registerScatterOps(r);
+    registerEmbeddingBagOps(r);
     return r;
   }();
   return registry;

@@ -101,6 +101,7 @@ void registerConstantOps(OpRegistry &registry);
 void registerConvPoolOps(OpRegistry &registry);
 void registerRecurrentOps(OpRegistry &registry);
 void registerScatterOps(OpRegistry &registry);
+void registerEmbeddingBagOps(OpRegistry &registry);
 
 /// Prints the operator table of docs/operators.md (markdown), one row per
 /// operator, consecutive operators with the same documentation merged.
