@@ -8,8 +8,10 @@
 #include "autodist/runtime/Zip.h"
 
 #include <algorithm>
+#include <dirent.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace autodist::rt {
 
@@ -88,6 +90,29 @@ std::vector<std::vector<float>> readResiduals(const ZipArchive &zip,
 
 std::string Checkpoint::path(const std::string &dir) {
   return dir + "/checkpoint.npz";
+}
+
+std::vector<std::string>
+Checkpoint::removeStaleTemporaries(const std::string &dir) {
+  // AtomicFileWriter's names: the target, ".tmp-" and mkstemp's six chars.
+  const std::string prefix = "checkpoint.npz.tmp-";
+  std::vector<std::string> removed;
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return removed; // the lock was taken in it: cannot happen, nothing to do
+  while (dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() != prefix.size() + 6 ||
+        name.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    std::string file = dir + "/" + name;
+    struct stat st;
+    if (lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        unlink(file.c_str()) == 0)
+      removed.push_back(file);
+  }
+  closedir(d);
+  return removed;
 }
 
 void Checkpoint::write(const std::string &dir, const CheckpointInfo &info,

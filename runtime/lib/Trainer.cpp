@@ -168,6 +168,8 @@ private:
   /// Rank 0: locks an existing checkpoint directory and refuses to replace
   /// its checkpoint without --resume or --overwrite.
   void guardCheckpointDir();
+  /// Takes DIR's lock (rank 0), then removes what a killed run left there.
+  void lockCheckpointDir();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
   /// Collective: every rank gets rank 0's step_, params_ and state_, and
@@ -420,12 +422,22 @@ void Trainer::infer() {
   std::fflush(stdout);
 }
 
+void Trainer::lockCheckpointDir() {
+  checkpointLock_.emplace(opts_.checkpoint);
+  for (const std::string &file :
+       Checkpoint::removeStaleTemporaries(opts_.checkpoint))
+    std::fprintf(stderr,
+                 "note: removed %s, a temporary left by an earlier run that "
+                 "was killed while writing its checkpoint\n",
+                 inQuotes(file).c_str());
+}
+
 void Trainer::guardCheckpointDir() {
   const std::string &dir = opts_.checkpoint;
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return; // created (and locked) in openOutputs(), or refused in setup()
-  checkpointLock_.emplace(dir);
+  lockCheckpointDir();
   std::string file = Checkpoint::path(dir);
   if (!opts_.resume && !opts_.overwrite && lstat(file.c_str(), &st) == 0)
     throw Error("checkpoint directory " + inQuotes(dir) +
@@ -633,7 +645,7 @@ void Trainer::openOutputs() {
     throw Error("cannot create checkpoint directory " + inQuotes(dir) + ": " +
                 std::strerror(errno));
   if (!dir.empty() && !checkpointLock_)
-    checkpointLock_.emplace(dir);
+    lockCheckpointDir();
   if (opts_.log.empty())
     return;
   // Checked in setup() to be a regular file (or none); through a symlink,

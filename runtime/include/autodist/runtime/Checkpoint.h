@@ -64,6 +64,13 @@ struct Checkpoint {
   /// DIR/checkpoint.npz.
   static std::string path(const std::string &dir);
 
+  /// Removes DIR/checkpoint.npz.tmp-XXXXXX files: temporaries of a run that
+  /// ended without its signal handler (SIGKILL, the OOM killer, mpirun
+  /// forcibly exiting on a second Ctrl-C). Only with DIR's lock held, so no
+  /// run is writing one. Returns the paths removed.
+  static std::vector<std::string>
+  removeStaleTemporaries(const std::string &dir);
+
   /// Writes `path(dir)` atomically; `params`/`state` match the specs;
   /// `residuals` has no ranks or `info.worldSize` of them.
   static void write(const std::string &dir, const CheckpointInfo &info,
