@@ -418,6 +418,31 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
   let results = (outs NN_F32Tensor:$result);
 }
 
+def NN_EmbeddingBagGradOp : NN_Op<"embedding_bag_grad"> {
+  let summary = "Gradient of nn.embedding_bag w.r.t. the table";
+  let description = [{
+    For an `nn.embedding_bag` of a table with `num_rows` rows: zeros of the
+    table's shape into which row `b` of `grad` is added at every id of bag
+    `b` (scaled by 1 / the bag's size for `"mean"`). For `"max"` each
+    element goes to the bag's first row holding the maximum, found by
+    comparing the table with the forward result: `max_inputs` is those two
+    for `"max"` and empty otherwise. Lowers to `scf.for` loops over the bags and their ids adding
+    rows in place.
+
+    ```mlir
+    %dt = nn.embedding_bag_grad %dy, %ids, %offsets {mode = "sum", num_rows = 100 : i64}
+        : (tensor<?x16xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<100x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$ids,
+                   RankedTensorOf<[I64, I32]>:$offsets,
+                   Variadic<NN_F32Tensor>:$max_inputs, StrAttr:$mode,
+                   DefaultValuedAttr<BoolAttr, "false">:$include_last_offset,
+                   I64Attr:$num_rows);
+  let results = (outs NN_F32Tensor:$table_grad);
+  let hasVerifier = 1;
+}
+
 def NN_LayerNormGradOp : NN_Op<"layer_norm_grad"> {
   let summary = "Gradient of layer normalization";
   let description = [{

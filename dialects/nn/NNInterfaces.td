@@ -137,7 +137,17 @@ def SparseAccessOpInterface : OpInterface<"SparseAccessOpInterface"> {
     InterfaceMethod<[{For an operand holding indices: the size of the
                       dimension they index (valid values are [-size, size)),
                       or nullopt.}], "std::optional<int64_t>",
-                    "getIndexBound", (ins "unsigned":$index)>
+                    "getIndexBound", (ins "unsigned":$index)>,
+    InterfaceMethod<[{For an operand holding the ids of variable-size bags,
+                      concatenated: the operand holding each bag's start
+                      offset (the runtime batches the two as one ragged
+                      input), or nullopt.}], "std::optional<unsigned>",
+                    "getBagOffsetsOperand", (ins "unsigned":$index), [{}],
+                    [{ return std::nullopt; }]>,
+    InterfaceMethod<[{Whether the bag offsets hold one entry more, the end
+                      of the last bag (PyTorch's include_last_offset).}],
+                    "bool", "bagOffsetsIncludeEnd", (ins), [{}],
+                    [{ return false; }]>
   ];
 }
 

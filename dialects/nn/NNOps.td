@@ -634,6 +634,37 @@ def NN_GatherOp : NN_DiffOp<"gather",
   let hasVerifier = 1;
 }
 
+def NN_EmbeddingBagOp : NN_DiffOp<"embedding_bag",
+    [DeclareOpInterfaceMethods<SparseAccessOpInterface,
+                               ["getBagOffsetsOperand",
+                                "bagOffsetsIncludeEnd"]>]> {
+  let summary = "Sums, averages or maxes the table rows of variable-size bags";
+  let description = [{
+    PyTorch's `nn.EmbeddingBag` with 1-D ids and per-bag offsets: bag `b`
+    is `ids[offsets[b] : end_b]`, with `end_b = offsets[b + 1]`, or, for the
+    last bag, the number of ids (or, with `include_last_offset`, the last
+    offset, which then ends the bags rather than starting one: there are
+    `size(offsets) - 1` bags). Row `b` of the result reduces the table rows
+    of bag `b` by `mode`: `"sum"`, `"mean"` or `"max"` (per element). An
+    empty bag gives zeros, as in PyTorch. Offsets must be non-decreasing
+    within `[0, size(ids)]` and ids within the table (negative ids count
+    from the end); both are checked at run time.
+
+    The table is read sparsely (SparseAccessOpInterface); the ids are the
+    runtime's ragged input whose per-sample starts are the offsets.
+
+    ```mlir
+    %e = nn.embedding_bag %table, %ids, %offsets {mode = "mean"}
+        : (tensor<100x16xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$weight, RankedTensorOf<[I64, I32]>:$ids,
+                   RankedTensorOf<[I64, I32]>:$offsets, StrAttr:$mode,
+                   DefaultValuedAttr<BoolAttr, "false">:$include_last_offset);
+  let results = (outs NN_F32Tensor:$result);
+  let hasVerifier = 1;
+}
+
 def NN_LayerNormOp : NN_DiffOp<"layer_norm"> {
   let summary = "Layer normalization over the trailing dims";
   let description = [{

@@ -30,6 +30,9 @@ struct EmbeddingBag {
   /// Empty for a 2-D input (every bag one row of `ids`); else the per-bag
   /// start offsets into the 1-D `ids`.
   std::string offsets;
+  /// With offsets: whether the last one ends the last bag (PyTorch's
+  /// include_last_offset) instead of starting one.
+  bool includeLastOffset = false;
 };
 
 /// The nn.EmbeddingBag Loops of `graph`, by node, and the nodes only they

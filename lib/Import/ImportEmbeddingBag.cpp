@@ -14,7 +14,9 @@
 // and the Loop imports as `nn.gather` of the rows, reduced over the bag dim:
 // the table is read sparsely (SparseAccessOpInterface, as for Parallax) and
 // the gradient is the gather's scatter-add. With a 1-D input and explicit
-// offsets, `starts` is the offsets: recognized, reported as not supported.
+// offsets, `starts` is Concat(offsets, [number of ids]) (or, with
+// include_last_offset, the offsets themselves) and the Loop imports as one
+// `nn.embedding_bag` of the ids and offsets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,15 +167,22 @@ std::optional<EmbeddingBag> matchLoop(const onnx::NodeProto &loop,
       (*tailEnd)[0] < std::numeric_limits<int32_t>::max() ||
       !outer.isInts(tail->input(3), {0}))
     return std::nullopt;
+  // The trip count: the number of bags.
+  if (outer.dimOf(loop.input(0), 0) != ends)
+    return std::nullopt;
   const onnx::NodeProto *cat = outer.node(starts, "Concat");
+  if (!cat && !outer.producer.count(starts) && !outer.inits.count(starts)) {
+    // include_last_offset: the offsets, a graph input, end the bags too.
+    bag.ids = sl->input(0);
+    bag.offsets = starts;
+    bag.includeLastOffset = true;
+    return bag;
+  }
   if (!cat || cat->input_size() != 2 || attrInt(*cat, "axis", 0) != 0)
     return std::nullopt;
   const onnx::NodeProto *total = outer.node(cat->input(1), "Unsqueeze");
   if (!total || !outer.hasAxes(*total, 1, {0}) ||
       outer.dimOf(total->input(0), 0) != sl->input(0))
-    return std::nullopt;
-  // The trip count: the number of bags.
-  if (outer.dimOf(loop.input(0), 0) != ends)
     return std::nullopt;
   const onnx::NodeProto *range = outer.node(cat->input(0), "Range");
   if (!range) { // 1-D ids with explicit offsets
@@ -216,16 +225,20 @@ FailureOr<Value> importLoop(NodeImporter &n) {
                  "reduces each bag's rows) is recognized";
     return failure();
   }
-  if (!bag->offsets.empty()) {
-    n.error() << "nn.EmbeddingBag with per-bag offsets (1-D ids, input '"
-              << bag->offsets
-              << "') is not supported yet: only 2-D ids, one bag per row";
-    return failure();
-  }
   FailureOr<Value> w = n.value(bag->weight), ids = n.value(bag->ids);
   if (failed(w) || failed(ids))
     return failure();
   OpBuilder &b = n.b;
+  if (!bag->offsets.empty()) {
+    FailureOr<Value> offsets = n.value(bag->offsets);
+    if (failed(offsets))
+      return failure();
+    return n.build<nn::EmbeddingBagOp>(
+        {*w, *ids, *offsets},
+        {b.getNamedAttr("mode", b.getStringAttr(bag->mode)),
+         b.getNamedAttr("include_last_offset",
+                        b.getBoolAttr(bag->includeLastOffset))});
+  }
   FailureOr<Value> rows = n.build<nn::GatherOp>(
       {*w, *ids}, {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
   if (failed(rows))
@@ -297,14 +310,16 @@ void registerEmbeddingBagOps(OpRegistry &r) {
          {"body"},
          importLoop,
          {},
-         {"", "`nn.gather` + `nn.reduce_sum`/`_mean`/`_max`",
-          "the table, sparsely (the gather's scatter-add; "
-          "SparseAccessOpInterface)",
-          "only PyTorch's `nn.EmbeddingBag` export (modes sum, mean, max; "
-          "2-D ids, one bag per row): the Loop over bags with its "
-          "Shape/ReduceProd/Range bag boundaries is recognized and imported "
-          "as one lookup reduced over the bag dim, the boundary nodes "
-          "skipped. 1-D ids with offsets and any other Loop are errors"}});
+         {"", "`nn.gather` + `nn.reduce_sum`/`_mean`/`_max`; "
+              "`nn.embedding_bag`",
+          "the table, sparsely (scatter-add; SparseAccessOpInterface)",
+          "only PyTorch's `nn.EmbeddingBag` export (modes sum, mean, max): "
+          "the Loop over bags with its bag boundaries is recognized and the "
+          "boundary nodes skipped. 2-D ids (one bag per row) import as one "
+          "lookup reduced over the bag dim; 1-D ids with per-bag offsets "
+          "(also include_last_offset) as `nn.embedding_bag`, the ids and "
+          "offsets then graph inputs the runtime batches as one ragged "
+          "input. Any other Loop is an error"}});
 }
 
 } // namespace autodist::detail

@@ -116,6 +116,65 @@ json::Array argEntries(func::FuncOp func, StringRef tag) {
   return out;
 }
 
+/// Marks the bag inputs (SparseAccessOpInterface::getBagOffsetsOperand) in
+/// `inputs`, the entries of `forward`'s `nn.input` arguments: the ids get
+/// `bag_offsets`, the offsets `bag_ids` (and `include_last_offset`), so the
+/// runtime batches them as one ragged input (docs/abi.md "Bag inputs").
+/// Bags of a dynamic size must be read straight from two model inputs.
+LogicalResult markBagInputs(func::FuncOp forward, json::Array &inputs) {
+  DenseMap<unsigned, unsigned> entryOf; // argument -> entry in `inputs`
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    if (forward.getArgAttr(i, "nn.input"))
+      entryOf[i] = entryOf.size();
+  auto inputArg = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner()->getParentOp() != forward ||
+        !entryOf.count(arg.getArgNumber()))
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  DenseMap<unsigned, unsigned> offsetsOf; // ids argument -> offsets argument
+  WalkResult walk = forward.walk([&](nn::SparseAccessOpInterface op) {
+    for (OpOperand &use : op->getOpOperands()) {
+      std::optional<unsigned> k =
+          op.getBagOffsetsOperand(use.getOperandNumber());
+      if (!k)
+        continue;
+      Value ids = use.get(), offsets = op->getOperand(*k);
+      auto ragged = [](Value v) {
+        return cast<RankedTensorType>(v.getType()).isDynamicDim(0);
+      };
+      if (!ragged(ids) && !ragged(offsets))
+        continue; // one call's fixed ids and offsets: nothing to batch
+      std::optional<unsigned> i = inputArg(ids), o = inputArg(offsets);
+      if (!i || !o) {
+        op->emitOpError("reads bags of a dynamic size whose ids and offsets "
+                        "are not both model inputs: the runtime batches "
+                        "samples by giving each call those samples' ids and "
+                        "offsets, so they must be read as the model takes "
+                        "them");
+        return WalkResult::interrupt();
+      }
+      auto [it, fresh] = offsetsOf.try_emplace(*i, *o);
+      bool crossed = llvm::any_of(
+          offsetsOf, [&](auto &p) { return p.second == *i || p.first == *o; });
+      if ((!fresh && it->second != *o) || crossed) {
+        op->emitOpError("pairs its ids and offsets inputs differently from "
+                        "another bag lookup");
+        return WalkResult::interrupt();
+      }
+      json::Object &idsEntry = *inputs[entryOf[*i]].getAsObject();
+      json::Object &offEntry = *inputs[entryOf[*o]].getAsObject();
+      idsEntry["bag_offsets"] = *offEntry.getString("name");
+      offEntry["bag_ids"] = *idsEntry.getString("name");
+      if (op.bagOffsetsIncludeEnd())
+        offEntry["include_last_offset"] = true;
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 /// The futures that cross steps (dist-staleness-pipeline): per argument
 /// tagged `dist.inflight`, its packed size, the reduction of the collective
 /// that fills it, and the parameters whose gradients it carries.
@@ -229,6 +288,9 @@ struct ExportManifestPass
       outputs.push_back(tensorEntry(n ? n.getValue() : "output",
                                     forward.getResultTypes()[i]));
     }
+    json::Array inputs = argEntries(forward, "nn.input");
+    if (failed(markBagInputs(forward, inputs)))
+      return signalPassFailure();
     auto source = module->getAttrOfType<StringAttr>("autodist.source");
     auto externalDir =
         module->getAttrOfType<StringAttr>("autodist.external_data_dir");
@@ -236,7 +298,7 @@ struct ExportManifestPass
         {"version", 1},
         {"model", source ? source.getValue() : ""},
         {"params", argEntries(forward, "nn.param")},
-        {"inputs", argEntries(forward, "nn.input")},
+        {"inputs", std::move(inputs)},
         {"outputs", std::move(outputs)},
         {"train", trainEntry(module, step)},
         {"strategy", strategyEntry(module)},

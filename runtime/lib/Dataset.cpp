@@ -2,6 +2,7 @@
 
 #include "autodist/runtime/Dataset.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/InputBatch.h"
 #include "autodist/runtime/Npz.h"
 
 #include <memory>
@@ -15,7 +16,8 @@ Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
   auto file = std::make_shared<const NpzFile>(path);
   const NpzFile &npz = *file;
   auto open = [&](const TensorSpec &spec) {
-    if (residency == Residency::OnDemand)
+    // Bag offsets are read at random (InputBatcher): in memory.
+    if (residency == Residency::OnDemand && spec.bagIds.empty())
       if (std::optional<NpzFile::StoredArray> stored =
               npz.storedArray(spec.name, spec.dtype))
         return DataArray(file, std::move(stored->layout), stored->offset);
@@ -37,6 +39,8 @@ Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
                   ", expected " + shapeString(expected) +
                   " (-1: any number of samples)");
     }
+    if (!spec.bagOffsets.empty())
+      return t; // bag ids: all samples' ids, as many as they have
     if (numSamples_ >= 0 && t.shape()[0] != numSamples_)
       throw Error(what + " has " + std::to_string(t.shape()[0]) +
                   " samples, but the arrays before it have " +
@@ -66,6 +70,10 @@ Dataset::Dataset(const std::string &path, const std::vector<TensorSpec> &inputs,
   }
   for (const TensorSpec &in : inputs)
     inputs_.push_back(load(in));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t j = 0; j < inputs.size(); ++j)
+      if (!inputs[i].bagIds.empty() && inputs[j].name == inputs[i].bagIds)
+        checkBagOffsets(inputs[i], inputs_[i], inputs_[j], path);
   if (labels && (labelsRequired || npz.has(labels->name)))
     labels_ = load(*labels);
   if (numSamples_ < 0)

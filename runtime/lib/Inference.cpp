@@ -2,6 +2,7 @@
 
 #include "autodist/runtime/Inference.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/InputBatch.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/StepArena.h"
 
@@ -64,13 +65,13 @@ runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
   std::vector<Tensor> outs;
   for (const TensorSpec &o : outputSpecs)
     outs.emplace_back(o.dtype, o.withBatch(numSamples));
+  InputBatcher batcher(inputSpecs, inputs);
   for (int64_t first = 0; first < numSamples; first += chunk) {
     int64_t rows = std::min(chunk, numSamples - first);
     CallArgs args;
     for (Tensor &p : params)
       args.add(p);
-    for (size_t i = 0; i < inputSpecs.size(); ++i)
-      args.add(inputs[i].rows(first, rows), inputSpecs[i].withBatch(rows));
+    batcher.add(args, first, rows);
     for (size_t j = 0; j < outputSpecs.size(); ++j)
       args.add(outs[j].rowData(first), outputSpecs[j].withBatch(rows));
     arena::CallScope scope(arena::Entry::Forward);

@@ -43,7 +43,45 @@ TensorSpec parseSpec(const json &j) {
       throw Error("invalid model manifest: " + inQuotes(s.name) +
                   " has an invalid index_bound");
   }
+  if (j.contains("bag_offsets"))
+    s.bagOffsets = j.at("bag_offsets").get<std::string>();
+  if (j.contains("bag_ids"))
+    s.bagIds = j.at("bag_ids").get<std::string>();
+  s.offsetsIncludeEnd = j.value("include_last_offset", false);
   return s;
+}
+
+/// The bag inputs name each other: ids and offsets, both 1-D integer inputs
+/// with a dynamic size.
+void checkBagInputs(const std::vector<TensorSpec> &inputs) {
+  auto find = [&](const std::string &name) -> const TensorSpec * {
+    for (const TensorSpec &s : inputs)
+      if (s.name == name)
+        return &s;
+    return nullptr;
+  };
+  auto bad = [](const TensorSpec &s, const std::string &why) {
+    return Error("invalid model manifest: input " + inQuotes(s.name) + " " +
+                 why);
+  };
+  auto ragged = [](const TensorSpec &s) {
+    return s.shape.size() == 1 && s.shape[0] == -1 &&
+           (s.dtype == DType::I64 || s.dtype == DType::I32);
+  };
+  for (const TensorSpec &s : inputs) {
+    if (!s.bagOffsets.empty() && !s.bagIds.empty())
+      throw bad(s, "is both bag ids and bag offsets");
+    if (!s.bagOffsets.empty()) {
+      const TensorSpec *o = find(s.bagOffsets);
+      if (!o || o->bagIds != s.name || !ragged(s) || !ragged(*o))
+        throw bad(s, "has an invalid bag_offsets entry");
+    }
+    if (!s.bagIds.empty()) {
+      const TensorSpec *ids = find(s.bagIds);
+      if (!ids || ids->bagOffsets != s.name)
+        throw bad(s, "has an invalid bag_ids entry");
+    }
+  }
 }
 
 /// `owners` of an optimizer-state entry (docs/abi.md), checked against its
@@ -148,6 +186,7 @@ Manifest Manifest::parse(std::string_view text) {
       m.externalDataDir = j["external_data_dir"].get<std::string>();
     m.params = parseSpecs(j, "params");
     m.inputs = parseSpecs(j, "inputs");
+    checkBagInputs(m.inputs);
     m.outputs = parseSpecs(j, "outputs");
     if (j.contains("strategy") && j["strategy"].is_object())
       m.strategy = j["strategy"].value("builder", "");

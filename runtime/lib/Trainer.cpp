@@ -11,6 +11,7 @@
 #include "autodist/runtime/DirectoryLock.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Inference.h"
+#include "autodist/runtime/InputBatch.h"
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/NonFinite.h"
@@ -680,6 +681,7 @@ int Trainer::train() {
 
   Clock::time_point start = Clock::now(), lastDraw;
   int64_t skipped = 0; // --on-nonfinite=skip
+  InputBatcher trainInputs(manifest_.inputs, trainSet_->inputs());
   CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr, step,
                  // [seed, rank], then loss, new params, new state
   for (int64_t step = first; step < opts_.steps; ++step) {
@@ -699,9 +701,7 @@ int Trainer::train() {
       args.add(inflight_[i]);
       args.add(handles_[i]);
     }
-    for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(trainSet_->inputs()[i].rows(sample, batch),
-               manifest_.inputs[i].shape, batch);
+    trainInputs.add(args, sample, batch);
     if (hasLabels_)
       args.add(trainSet_->labels()->rows(sample, batch), labelsSpec_.shape,
                batch);
@@ -873,14 +873,13 @@ void Trainer::evaluate() {
   for (const TensorSpec &o : outs)
     scratch.emplace_back(o.dtype, o.withBatch(batch));
 
+  InputBatcher inputs(manifest_.inputs, ds.inputs());
   for (int64_t first = 0; first < n; first += batch) {
     int64_t rows = std::min(batch, n - first); // the last chunk may be short
     CallArgs args;
     for (Tensor &p : params_)
       args.add(p);
-    for (size_t i = 0; i < manifest_.inputs.size(); ++i)
-      args.add(ds.inputs()[i].rows(first, rows),
-               manifest_.inputs[i].withBatch(rows));
+    inputs.add(args, first, rows);
     for (size_t j = 0; j < outs.size(); ++j)
       args.add(j == 0 && all ? all->rowData(first) : scratch[j].data(),
                outs[j].withBatch(rows));

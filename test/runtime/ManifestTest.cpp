@@ -233,3 +233,39 @@ TEST(Manifest, OwnerErrors) {
             "invalid model manifest: cluster node 'a' needs at least one "
             "device and one replica");
 }
+
+TEST(Manifest, BagInputsNameEachOther) {
+  auto with = [](const std::string &inputs) {
+    return R"({"version": 1, "params": [], "outputs": [], "inputs": [)" +
+           inputs + "]}";
+  };
+  Manifest m = Manifest::parse(with(
+      R"({"name": "ids", "shape": [-1], "dtype": "i64", "bag_offsets": "o"},
+         {"name": "o", "shape": [-1], "dtype": "i32", "bag_ids": "ids",
+          "include_last_offset": true})"));
+  EXPECT_EQ(m.inputs[0].bagOffsets, "o");
+  EXPECT_EQ(m.inputs[1].bagIds, "ids");
+  EXPECT_TRUE(m.inputs[1].offsetsIncludeEnd);
+  EXPECT_FALSE(m.inputs[0].offsetsIncludeEnd);
+  EXPECT_EQ(
+      errorOf([&] {
+        Manifest::parse(with(
+            R"({"name": "ids", "shape": [-1], "dtype": "i64", "bag_offsets": "o"})"));
+      }),
+      "invalid model manifest: input 'ids' has an invalid bag_offsets "
+      "entry");
+  EXPECT_EQ(
+      errorOf([&] {
+        Manifest::parse(with(
+            R"({"name": "ids", "shape": [-1, 2], "dtype": "i64", "bag_offsets": "o"},
+                     {"name": "o", "shape": [-1], "dtype": "i64", "bag_ids": "ids"})"));
+      }),
+      "invalid model manifest: input 'ids' has an invalid bag_offsets "
+      "entry");
+  EXPECT_EQ(
+      errorOf([&] {
+        Manifest::parse(with(
+            R"({"name": "o", "shape": [-1], "dtype": "i64", "bag_ids": "x"})"));
+      }),
+      "invalid model manifest: input 'o' has an invalid bag_ids entry");
+}

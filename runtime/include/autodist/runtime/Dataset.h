@@ -2,7 +2,9 @@
 //
 // The arrays one run feeds the model: one per manifest input, named after it,
 // plus the labels. Each array's leading dimension is the sample count (the
-// same for all of them) and the other dimensions must match the manifest.
+// same for all of them) and the other dimensions must match the manifest;
+// but bag ids (nn.embedding_bag) hold all samples' ids, one after the
+// other, their offsets input saying where each sample's start.
 //
 //===----------------------------------------------------------------------===//
 

@@ -36,6 +36,13 @@ struct TensorSpec {
   /// For i64 inputs the model uses as indices (e.g. token ids into an
   /// embedding): valid values are [-indexBound, indexBound).
   std::optional<int64_t> indexBound;
+  /// Inputs only, for nn.embedding_bag (docs/abi.md "Bag inputs"): on the
+  /// ids, the input holding each sample's start into them (the ids are then
+  /// all samples' concatenated, not one row per sample); on those offsets,
+  /// the ids' input, and whether the model takes one offset more, the end
+  /// of the last bag (PyTorch's include_last_offset).
+  std::string bagOffsets, bagIds;
+  bool offsetsIncludeEnd = false;
   /// Optimizer state only: the pieces held by parameter servers; the rest
   /// is the same on every rank.
   std::vector<OwnedPiece> owners;
