@@ -571,8 +571,9 @@ def reshape_batch_mismatch():
 
 
 def constant_forms(b):
-    """Constant's scalar and list attributes (opset 12+) and an INT32 tensor
-    (Mistral's sliding-window mask): int ones fold, float ones are data."""
+    """Constant's scalar and list attributes (opset 12+), an INT32 tensor
+    (Mistral's sliding-window mask) and a DOUBLE one cast to float: int ones
+    fold, float ones are data, the double one folds through its Cast."""
     def constant(**attrs):
         b.count += 1
         out = f"const_{b.count}"
@@ -587,7 +588,12 @@ def constant_forms(b):
     idx = constant(value=numpy_helper.from_array(np.array([1, 0], np.int32)))
     g = b.node("Gather", [r, idx], axis=2)                              # [B,2,2]
     k = b.node("Cast", [constant(value_int=3)], to=F)
-    y = b.node("Reshape", [b.node("Mul", [g, k]), constant(value_ints=[-1, 4])])
+    # A DOUBLE scalar cast to float (Bloom's, GPT-NeoX's 1 / sqrt(head_dim));
+    # 0.1 is not a float, so the rounding shows.
+    d = b.node("Cast", [constant(value=numpy_helper.from_array(np.array(0.1, np.float64)))],
+               to=F)
+    y = b.node("Reshape", [b.node("Mul", [b.node("Mul", [g, k]), d]),
+                           constant(value_ints=[-1, 4])])
     return b.model("constant_forms", [(x, [B, 4])], y, [B, 4], 13)
 
 
@@ -819,6 +825,12 @@ def bad_models():
             mk("Gelu", ["x"], ["y"], name="bad", approximate="fast")], x2, 20),
         "cast_to_double": bad_model("cast_to_double", [
             mk("Cast", ["x"], ["y"], name="bad", to=TensorProto.DOUBLE)], x2),
+        "double_constant_add": bad_model("double_constant_add", [
+            mk("Constant", [], ["d"], value=t(0.5, np.float64)),
+            mk("Add", ["x", "d"], ["y"], name="bad")], x2),
+        "double_constant_cast_int": bad_model("double_constant_cast_int", [
+            mk("Constant", [], ["d"], value=t(0.5, np.float64)),
+            mk("Cast", ["d"], ["y"], name="bad", to=TensorProto.INT64)], x2),
         "softmax_axis": bad_model("softmax_axis", [
             mk("Softmax", ["x"], ["y"], name="bad", axis=2)], x2, 13),
         "dropout_training": bad_model("dropout_training", [

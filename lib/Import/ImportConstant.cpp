@@ -21,18 +21,6 @@ using namespace mlir;
 namespace autodist::detail {
 namespace {
 
-/// A float constant of `type` holding `data`, or an error.
-FailureOr<Value> floatConstant(NodeImporter &n, RankedTensorType type,
-                               ArrayRef<float> data) {
-  if ((int64_t)data.size() != type.getNumElements()) {
-    n.error() << "constant has " << data.size() << " values for shape " << type;
-    return failure();
-  }
-  return arith::ConstantOp::create(n.b, n.loc(),
-                                   DenseElementsAttr::get(type, data))
-      .getResult();
-}
-
 FailureOr<Value> importConstant(NodeImporter &n) {
   // The scalar and list forms (opset 12): value_int(s), value_float(s).
   const onnx::NodeProto &node = n.node;
@@ -57,13 +45,12 @@ FailureOr<Value> importConstant(NodeImporter &n) {
     return Value();
   }
   if (a.name() == "value_float")
-    return floatConstant(n, RankedTensorType::get({}, n.b.getF32Type()),
-                         {a.f()});
+    return n.floatConstant(RankedTensorType::get({}, n.b.getF32Type()),
+                           {a.f()});
   if (a.name() == "value_floats") {
     std::vector<float> data(a.floats().begin(), a.floats().end());
-    return floatConstant(
-        n, RankedTensorType::get({(int64_t)data.size()}, n.b.getF32Type()),
-        data);
+    return n.floatConstant(
+        RankedTensorType::get({(int64_t)data.size()}, n.b.getF32Type()), data);
   }
   if (a.name() != "value" || !a.has_t()) {
     n.error() << "attribute '" << a.name()
@@ -88,12 +75,19 @@ FailureOr<Value> importConstant(NodeImporter &n) {
     n.defineConstant(0, std::move(c));
     return Value();
   }
+  if (t.data_type() == onnx::TensorProto::DOUBLE) {
+    // Exporters write Python floats as DOUBLE scalars, cast to FLOAT at
+    // once (1 / sqrt(head_dim)): folded there, exactly.
+    n.defineDoubleConstant(0, t);
+    return Value();
+  }
   if (t.data_type() != onnx::TensorProto::FLOAT) {
     n.error() << "attribute 'value' of type " << dataTypeName(t.data_type())
-              << " is not supported (FLOAT, INT64, INT32, BOOL)";
+              << " is not supported (FLOAT, DOUBLE as the input of a Cast "
+                 "to FLOAT, INT64, INT32, BOOL)";
     return failure();
   }
-  return floatConstant(n, f32Tensor(n.b.getContext(), t), readFloats(t));
+  return n.floatConstant(f32Tensor(n.b.getContext(), t), readFloats(t));
 }
 
 FailureOr<Value> importConstantOfShape(NodeImporter &n) {
@@ -213,7 +207,9 @@ void registerConstantOps(OpRegistry &r) {
          importConstant,
          {},
          {"", "`arith.constant`", "—",
-          "`value` tensor of float, int64, int32 or bool; "
+          "`value` tensor of float, int64, int32 or bool, or of double "
+          "when only Casts to FLOAT read it (folded: rounded as the Cast "
+          "would; exporters write Python floats so); "
           "`value_int`, `value_ints`, `value_float`, `value_floats` (opset "
           "12+); `sparse_value` and the string forms are errors"}});
   r.add({"ConstantOfShape",

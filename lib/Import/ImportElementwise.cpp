@@ -183,14 +183,25 @@ FailureOr<Value> importWhere(NodeImporter &n) {
 }
 
 FailureOr<Value> importCast(NodeImporter &n) {
-  FailureOr<Value> x = n.operand(0);
-  if (failed(x))
-    return failure();
   const onnx::AttributeProto *to = n.attr("to");
   if (!to) {
     n.error() << "attribute 'to' is missing";
     return failure();
   }
+  if (const onnx::TensorProto *d = n.doubleConstant(0)) {
+    if (to->i() != onnx::TensorProto::FLOAT) {
+      n.error() << "a Cast of a DOUBLE constant to " << dataTypeName(to->i())
+                << " is not supported (only to FLOAT)";
+      return failure();
+    }
+    // Rounded to nearest, exactly what the Cast computes.
+    std::vector<double> v = readDoubles(*d);
+    std::vector<float> f(v.begin(), v.end());
+    return n.floatConstant(f32Tensor(n.b.getContext(), *d), f);
+  }
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
   Type elem;
   switch (to->i()) {
   case onnx::TensorProto::FLOAT:
@@ -463,7 +474,8 @@ void registerElementwiseOps(OpRegistry &r) {
           "f32 to f32: identity; to or from an integer/bool type: none",
           "`to` = FLOAT, INT64, INT32 or BOOL (others are errors). float to "
           "an integer truncates toward zero; int64 to int32 wraps; to bool "
-          "is `x != 0` (NaN is true); bool to number is 0/1. `saturate` is "
+          "is `x != 0` (NaN is true); bool to number is 0/1. A DOUBLE "
+          "`Constant` cast to FLOAT is folded. `saturate` is "
           "accepted (it only concerns float8). A cast of an int64/int32/bool "
           "constant is folded (see Shape arithmetic)"}});
   r.add({"Dropout",

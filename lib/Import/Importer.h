@@ -36,6 +36,8 @@ namespace autodist::detail {
 std::string dataTypeName(int64_t t);
 /// The values of a float TensorProto (raw_data or float_data).
 std::vector<float> readFloats(const onnx::TensorProto &t);
+/// The values of a double TensorProto (raw_data or double_data).
+std::vector<double> readDoubles(const onnx::TensorProto &t);
 /// The f32 tensor type of a float TensorProto's dims.
 mlir::RankedTensorType f32Tensor(mlir::MLIRContext *ctx,
                                  const onnx::TensorProto &t);
@@ -96,6 +98,8 @@ private:
   const OnnxImportOptions &options;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, IntConstant> intConstants;
+  /// DOUBLE Constants: no nn value, only a Cast to FLOAT reads them (folded).
+  std::map<std::string, const onnx::TensorProto *> doubleConstants;
   /// The ops importRunTimeShadow made, in order.
   std::vector<mlir::Operation *> shadowOps;
   std::map<std::string, const onnx::TensorProto *> floatInits;
@@ -174,6 +178,13 @@ public:
   void define(int i, mlir::Value v);
   /// Makes output `i` an import-time constant.
   void defineConstant(int i, IntConstant c);
+  /// Makes output `i` the DOUBLE constant `t`, for a Cast to fold.
+  void defineDoubleConstant(int i, const onnx::TensorProto &t);
+  /// Input `i` as a DOUBLE constant, or null.
+  const onnx::TensorProto *doubleConstant(int i) const;
+  /// An f32 arith.constant of `type` holding `data`, or an error.
+  mlir::FailureOr<mlir::Value> floatConstant(mlir::RankedTensorType type,
+                                             llvm::ArrayRef<float> data);
 
   /// Attribute `name`, or null when absent.
   const onnx::AttributeProto *attr(llvm::StringRef name) const {

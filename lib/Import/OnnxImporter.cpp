@@ -112,6 +112,17 @@ std::vector<float> readFloats(const onnx::TensorProto &t) {
   return v;
 }
 
+std::vector<double> readDoubles(const onnx::TensorProto &t) {
+  std::vector<double> v;
+  if (!t.raw_data().empty()) {
+    v.resize(t.raw_data().size() / sizeof(double));
+    memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(double));
+  } else {
+    v.assign(t.double_data().begin(), t.double_data().end());
+  }
+  return v;
+}
+
 RankedTensorType f32Tensor(MLIRContext *ctx, const onnx::TensorProto &t) {
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
   return RankedTensorType::get(shape, Float32Type::get(ctx));
@@ -155,6 +166,12 @@ FailureOr<Value> NodeImporter::value(const std::string &name) {
   if (it != im.values.end())
     return it->second;
   auto c = im.intConstants.find(name);
+  if (c == im.intConstants.end() && im.doubleConstants.count(name)) {
+    error() << "input '" << name
+            << "' is a DOUBLE constant, which is supported only as the input "
+               "of a Cast to FLOAT (rounded at import as the Cast would)";
+    return failure();
+  }
   if (c == im.intConstants.end()) {
     error() << "input '" << name << "' is not produced by any earlier node";
     return failure();
@@ -279,6 +296,28 @@ void NodeImporter::define(int i, Value v) {
 void NodeImporter::defineConstant(int i, IntConstant c) {
   if (i < node.output_size() && !node.output(i).empty())
     im.intConstants[node.output(i)] = std::move(c);
+}
+
+void NodeImporter::defineDoubleConstant(int i, const onnx::TensorProto &t) {
+  if (i < node.output_size() && !node.output(i).empty())
+    im.doubleConstants[node.output(i)] = &t;
+}
+
+const onnx::TensorProto *NodeImporter::doubleConstant(int i) const {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = im.doubleConstants.find(node.input(i));
+  return it == im.doubleConstants.end() ? nullptr : it->second;
+}
+
+FailureOr<Value> NodeImporter::floatConstant(RankedTensorType type,
+                                             ArrayRef<float> data) {
+  if ((int64_t)data.size() != type.getNumElements()) {
+    error() << "constant has " << data.size() << " values for shape " << type;
+    return failure();
+  }
+  return arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, data))
+      .getResult();
 }
 
 /// The ONNX name of an nn element type (float, int64, bool).
