@@ -33,7 +33,7 @@ Models (file ``<name>.onnx`` in --out-dir):
                      depthwise Conv -> GlobalAveragePool -> Flatten -> Gemm
                                                                     (opset 13)
 
-With ``--bad`` it writes instead models the importer must reject (ceil_mode,
+With ``--bad`` it writes instead models the importer must reject (ceil_mode with count_include_pad,
 the Indices output, training_mode, 1-D convolution, ...), each with the
 offending node named ``bad``.
 
@@ -106,13 +106,16 @@ def maxpool(b):
 
 
 def pool_ceil_mode(b):
-    """ceil_mode = 1 where it gives the floor mode's output size (SqueezeNet's
-    3x3 stride-2 pools on odd maps): imported as the same pool."""
+    """ceil_mode = 1: partial last windows where the size rounds up (MaxPool,
+    AveragePool without count_include_pad; GoogLeNet's pools), and with
+    count_include_pad where it gives the floor mode's size."""
     p1 = b.node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2],
-                ceil_mode=1)                                        # [B,2,3,3]
-    y = b.node("AveragePool", [p1], kernel_shape=[3, 3], strides=[2, 2],
-               pads=[1, 1, 1, 1], ceil_mode=1)                      # [B,2,2,2]
-    return b.model("pool_ceil_mode", [("x", [B, 2, 7, 7])], y, [B, 2, 2, 2], 12)
+                ceil_mode=1)                                        # [B,2,4,4]
+    p2 = b.node("AveragePool", [p1], kernel_shape=[3, 3], strides=[2, 2],
+                pads=[1, 1, 1, 1], ceil_mode=1)                     # [B,2,3,3]
+    y = b.node("AveragePool", [p2], kernel_shape=[3, 3], strides=[2, 2],
+               pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=1)  # [B,2,2,2]
+    return b.model("pool_ceil_mode", [("x", [B, 2, 8, 8])], y, [B, 2, 2, 2], 12)
 
 
 def averagepool(b):
@@ -194,9 +197,9 @@ def bad_models():
     w = lambda name, shape: numpy_helper.from_array(np.ones(shape, np.float32), name)
     bn_params = [w(n, [2]) for n in ["s", "b", "m", "v"]]
     return {
-        "maxpool_ceil_mode": bad_model("maxpool_ceil_mode", [
-            mk("MaxPool", ["x"], ["y"], name="bad", kernel_shape=[3, 3],
-               strides=[2, 2], ceil_mode=1)], x4, 12),
+        "averagepool_ceil_count_pad": bad_model("averagepool_ceil_count_pad", [
+            mk("AveragePool", ["x"], ["y"], name="bad", kernel_shape=[3, 3],
+               strides=[2, 2], ceil_mode=1, count_include_pad=1)], x4, 12),
         "maxpool_indices": bad_model("maxpool_indices", [
             mk("MaxPool", ["x"], ["y", "idx"], name="bad", kernel_shape=[2, 2])], x4, 12),
         "maxpool_big_pad": bad_model("maxpool_big_pad", [

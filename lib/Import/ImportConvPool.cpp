@@ -124,17 +124,21 @@ FailureOr<Value> importConv(NodeImporter &c) {
   return c.build<nn::ConvOp>(*operands, attrs);
 }
 
-/// `ceil_mode = 1` is imported where it gives the floor mode's output size
-/// (then the windows are the same: SqueezeNet's pools at 224x224); where it
-/// adds a partial last window it is an error.
-LogicalResult checkCeilModeMatchesFloor(NodeImporter &c,
-                                        ArrayRef<int64_t> spatial,
-                                        ArrayRef<int64_t> kernel,
-                                        const Window &w) {
+/// `ceil_mode = 1`: the output size rounds up, a partial last window
+/// covering the end of the input. That window reads past the end pad, so
+/// the end pad grows by what it reads there: for MaxPool (padding is -inf)
+/// and AveragePool without count_include_pad (pads are not counted) that is
+/// exactly ceil mode. With count_include_pad the overhang would be counted
+/// (PyTorch divides by the window clipped to the padded input): an error
+/// where it changes the size.
+LogicalResult applyCeilMode(NodeImporter &c, ArrayRef<int64_t> spatial,
+                            ArrayRef<int64_t> kernel, Window &w,
+                            bool countsPads) {
   for (int i = 0; i < 2; ++i) {
     int64_t stride = w.strides[i],
             padded = spatial[i] + w.pads[i] + w.pads[i + 2];
-    int64_t span = padded - (w.dilations[i] * (kernel[i] - 1) + 1);
+    int64_t window = w.dilations[i] * (kernel[i] - 1) + 1;
+    int64_t span = padded - window;
     if (stride < 1 || span < 0)
       return success(); // the op's verifier reports it
     int64_t floorOut = span / stride + 1;
@@ -143,12 +147,16 @@ LogicalResult checkCeilModeMatchesFloor(NodeImporter &c,
     // input or its leading pad.
     if ((ceilOut - 1) * stride >= spatial[i] + w.pads[i])
       --ceilOut;
-    if (ceilOut != floorOut) {
-      c.error() << "attribute 'ceil_mode' = 1 is not supported where it "
-                   "changes the output size (spatial dim "
+    if (ceilOut == floorOut)
+      continue;
+    if (countsPads) {
+      c.error() << "attribute 'ceil_mode' = 1 with 'count_include_pad' = 1 "
+                   "is not supported where it changes the output size "
+                   "(spatial dim "
                 << i << ": " << ceilOut << " instead of " << floorOut << ")";
       return failure();
     }
+    w.pads[i + 2] += (ceilOut - 1) * stride + window - padded;
   }
   return success();
 }
@@ -181,19 +189,19 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
   FailureOr<Window> win = windowOf(c, xs->drop_front(2), *kernel);
   if (failed(win))
     return failure();
+  int64_t countPad = max ? 0 : c.attrInt("count_include_pad");
+  if (countPad != 0 && countPad != 1) {
+    c.error() << "attribute 'count_include_pad' must be 0 or 1";
+    return failure();
+  }
   if (ceil &&
-      failed(checkCeilModeMatchesFloor(c, xs->drop_front(2), *kernel, *win)))
+      failed(applyCeilMode(c, xs->drop_front(2), *kernel, *win, countPad)))
     return failure();
   SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
   attrs.push_back(
       b.getNamedAttr("kernel_shape", b.getDenseI64ArrayAttr(*kernel)));
   if (max)
     return c.build<nn::MaxPoolOp>({*x}, attrs);
-  int64_t countPad = c.attrInt("count_include_pad");
-  if (countPad != 0 && countPad != 1) {
-    c.error() << "attribute 'count_include_pad' must be 0 or 1";
-    return failure();
-  }
   attrs.push_back(b.getNamedAttr("count_include_pad", b.getBoolAttr(countPad)));
   return c.build<nn::AveragePoolOp>({*x}, attrs);
 }
@@ -238,9 +246,10 @@ void registerConvPoolOps(OpRegistry &r) {
           "2-D only. `kernel_shape` (required), `strides`, `pads` (each "
           "smaller than the kernel, padding is `-inf`), `dilations`, "
           "`auto_pad` as Conv, `storage_order` (accepted: it only concerns "
-          "Indices). `ceil_mode = 1` where it gives the same output size as 0 "
-          "(it then changes nothing, e.g. SqueezeNet's pools); where it adds a "
-          "partial window, and the `Indices` output, are errors"}});
+          "Indices). `ceil_mode = 1` (GoogLeNet, SqueezeNet): a partial last "
+          "window where the size rounds up (one that would start past the "
+          "input and its leading pad is dropped, as PyTorch), imported as "
+          "more end padding; the `Indices` output is an error"}});
   r.add({"AveragePool",
          7,
          with({{"ceil_mode", 0}, {"count_include_pad", 0}}),
@@ -252,7 +261,8 @@ void registerConvPoolOps(OpRegistry &r) {
           "kernel), `dilations` (opset 19), `auto_pad` as Conv, "
           "`count_include_pad` 0 (default: divide by the window positions "
           "inside the input) or 1 (divide by kH * kW). `ceil_mode = 1` as "
-          "MaxPool"}});
+          "MaxPool; with `count_include_pad = 1` only where it does not "
+          "change the output size (an error otherwise)"}});
   r.add(
       {"GlobalAveragePool",
        7,
