@@ -535,7 +535,7 @@ def dynamic_batch(b):
     --input-shape: Expand of a weight to [batch, 1, 4] (ViT's class token),
     ConstantOfShape of [batch, 6] with float and int64 values (HF's default
     attention mask and token types), Reshape to [batch, -1, 2] (a view with
-    the batch beside a -1), Shape with start/end."""
+    the batch beside a -1) and to [2 * batch, -1], Shape with start/end."""
     x = "x"                                                             # [B,6]
     zero = ints(b, "i0", [0])
     sh = b.node("Shape", [x])
@@ -551,20 +551,27 @@ def dynamic_batch(b):
     r = b.node("Reshape", [x, b.node("Concat", [bsz, ints(b, "m12", [-1, 2])], axis=0)])
     r = b.node("Reshape", [b.node("Mul", [r, b.scalar(0.5)]),
                            b.node("Shape", [x, ], start=0)])            # [B,6]
-    y = b.sum(b.node("Reshape", [cls, ints(b, "m16", [-1, 6])]), mask, r, x)
+    # x.view(bsz * 2, -1): a known multiple of the batch beside a -1 (OPT's
+    # attention reshapes), then back.
+    r2 = b.node("Reshape", [x, b.node("Concat", [b.node("Mul", [bsz, ints(b, "two", [2])]),
+                                                 ints(b, "m1", [-1])], axis=0)])  # [2B,3]
+    r2 = b.node("Reshape", [b.node("Mul", [r2, b.scalar(3.0)]),
+                            b.node("Concat", [bsz, ints(b, "six", [6])], axis=0)])  # [B,6]
+    y = b.sum(b.node("Reshape", [cls, ints(b, "m16", [-1, 6])]), mask, r, r2, x)
     return b.model("dynamic_batch", [(x, [B, 6])], y, [B, 6], 15)
 
 
 def reshape_batch_mismatch():
-    """A Reshape whose run-time shape is [2 * batch, -1] on a [batch, 6]
-    input: the import-time resolution (batch entry = the dynamic dim) is
-    wrong, and the compiled program must stop with a message, never answer."""
+    """A Reshape whose run-time shape is [batch + batch, -1] on a [batch, 6]
+    input: a sum of unknowns is not tracked as a multiple of the batch, the
+    import-time resolution (that entry = the dynamic dim) is wrong, and the
+    compiled program must stop with a message, never answer."""
     b = Builder(np.random.default_rng(0))
     x = "x"
     bsz = b.node("Unsqueeze", [b.node("Gather", [b.node("Shape", [x]),
                                                  b.const("g0", np.array(0, I64))]),
                                ints(b, "i0", [0])])
-    two_b = b.node("Mul", [bsz, ints(b, "two", [2])])
+    two_b = b.node("Add", [bsz, bsz])
     r = b.node("Reshape", [x, b.node("Concat", [two_b, ints(b, "m1", [-1])], axis=0)])
     y = b.node("Reshape", [r, ints(b, "back", [-1, 6])])
     return b.model("reshape_batch_mismatch", [(x, [B, 6])], y, [B, 6], 13)

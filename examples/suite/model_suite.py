@@ -149,6 +149,16 @@ def hf_decoder(cls_name, config_name, **kw):
     return Logits(getattr(transformers, cls_name)(cfg)), "tokens"
 
 
+def hf_causal(cls_name, config_name, **kw):
+    """A causal LM of another HF family at a tiny config (its own config
+    field names), no dropout, no cache."""
+    def make():
+        import transformers
+        cfg = getattr(transformers, config_name)(use_cache=False, **kw)
+        return Logits(getattr(transformers, cls_name)(cfg)), "tokens"
+    return make
+
+
 class T5Classifier(nn.Module):
     """T5's encoder (relative position buckets, RMS-style T5LayerNorm),
     mean-pooled into a linear classifier."""
@@ -236,6 +246,28 @@ MODELS = {
     "llama": ("transformers", lambda: hf_decoder("LlamaForCausalLM", "LlamaConfig")),
     "mistral": ("transformers", lambda: hf_decoder("MistralForCausalLM", "MistralConfig",
                                                    sliding_window=16)),
+    # Families beyond the issue's list, as a new user brings them.
+    "googlenet": ("torchvision", image(lambda: torchvision_model(
+        "googlenet", aux_logits=False, init_weights=True))),
+    "mobilenet_v3_large": ("torchvision", image(lambda: torchvision_model("mobilenet_v3_large"))),
+    "opt": ("transformers", hf_causal(
+        "OPTForCausalLM", "OPTConfig", vocab_size=64, hidden_size=32, num_hidden_layers=2,
+        ffn_dim=64, num_attention_heads=2, max_position_embeddings=40, word_embed_proj_dim=32,
+        dropout=0.0, attention_dropout=0.0)),
+    "bloom": ("transformers", hf_causal(
+        "BloomForCausalLM", "BloomConfig", vocab_size=64, hidden_size=32, n_layer=2, n_head=2,
+        hidden_dropout=0.0, attention_dropout=0.0)),
+    "gpt_neox": ("transformers", hf_causal(
+        "GPTNeoXForCausalLM", "GPTNeoXConfig", vocab_size=64, hidden_size=32,
+        num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        max_position_embeddings=40, hidden_dropout=0.0, attention_dropout=0.0)),
+    "phi": ("transformers", hf_causal(
+        "PhiForCausalLM", "PhiConfig", vocab_size=64, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=2, intermediate_size=64, max_position_embeddings=40,
+        resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0)),
+    "falcon": ("transformers", hf_causal(
+        "FalconForCausalLM", "FalconConfig", vocab_size=64, hidden_size=32,
+        num_hidden_layers=2, num_attention_heads=2, hidden_dropout=0.0, attention_dropout=0.0)),
     "lstm": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.LSTM))),
     "gru": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.GRU))),
     "embedding_bag": ("torch.nn", classify_tokens(BagRecommender)),

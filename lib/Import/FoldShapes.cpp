@@ -122,8 +122,17 @@ std::optional<int64_t> normAxis(int64_t a, int64_t rank) {
 int64_t foldUnknown(const std::string &type, const Dims &args) {
   if (type == "Equal" && args.size() == 2) {
     for (int i = 0; i < 2; ++i)
-      if (args[i] == kUnknownDim && !isUnknown(args[1 - i]) && args[1 - i] < 0)
+      if (multipleOfDim(args[i]) && !isUnknown(args[1 - i]) && args[1 - i] < 0)
         return 0;
+  }
+  // A multiple of a dynamic dim times a positive constant stays one.
+  if (type == "Mul" && args.size() == 2) {
+    for (int i = 0; i < 2; ++i) {
+      std::optional<int64_t> k = multipleOfDim(args[i]);
+      int64_t c = args[1 - i];
+      if (k && !isUnknown(c) && c >= 1 && c <= kMaxDimMultiple / *k)
+        return dimMultiple(*k * c);
+    }
   }
   if (type == "Where" && args.size() == 3 && !isUnknown(args[0]))
     return args[0] ? args[1] : args[2];

@@ -45,9 +45,23 @@ namespace autodist::detail {
 constexpr int64_t kUnknownDim = std::numeric_limits<int64_t>::min() + 0x5eed;
 constexpr int64_t kUnknownValue = kUnknownDim + 1;
 
-/// Whether `v` is kUnknownDim or kUnknownValue.
+/// A dynamic dim times a known k, 1 <= k <= kMaxDimMultiple, is also
+/// tracked (kUnknownDim is k = 1): `bsz * num_heads` in `x.view(bsz *
+/// num_heads, -1, head_dim)` lets Reshape resolve its -1 (OPT). Encoded
+/// below kUnknownDim, still far above the slice bounds.
+constexpr int64_t kMaxDimMultiple = 4096;
+constexpr int64_t dimMultiple(int64_t k) { return kUnknownDim - (k - 1); }
+/// k when `v` is dimMultiple(k).
+inline std::optional<int64_t> multipleOfDim(int64_t v) {
+  if (v <= kUnknownDim && v > kUnknownDim - kMaxDimMultiple)
+    return kUnknownDim - v + 1;
+  return std::nullopt;
+}
+
+/// Whether `v` is unknown at import: a multiple of a dynamic dim, or
+/// kUnknownValue.
 inline bool isUnknown(int64_t v) {
-  return v == kUnknownDim || v == kUnknownValue;
+  return v == kUnknownValue || multipleOfDim(v).has_value();
 }
 
 struct IntConstant {

@@ -91,8 +91,9 @@ FailureOr<Value> importFlatten(NodeImporter &n) {
 /// Reshape's constant shape input; one entry unknown at import (the batch
 /// dim read by Shape) becomes -1. One unknown entry beside a -1
 /// (`x.view(b, -1, heads, d)`) on an input with one dynamic dim is resolved
-/// assuming the unknown entry is that dim; `check` is then set to the
-/// run-time shape, which the program compares with the resolution.
+/// assuming the unknown entry is that dim (or k times it, when it is
+/// known to be a multiple: `x.view(b * heads, -1, d)`); `check` is then set
+/// to the run-time shape, which the program compares with the resolution.
 FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n, Value input,
                                               Value &check) {
   const IntConstant *c = n.intConstant(1);
@@ -130,6 +131,9 @@ FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n, Value input,
         }
         known *= v;
       }
+      for (int64_t d : shape)
+        if (isUnknown(d))
+          known *= multipleOfDim(d).value_or(1);
       if (resolvable && known > 0 && staticIn % known == 0) {
         for (int64_t &d : shape)
           d = d == -1 ? staticIn / known : isUnknown(d) ? -1 : d;
