@@ -230,7 +230,8 @@ MODELS = {
     "squeezenet1_1": ("torchvision", image(lambda: torchvision_model("squeezenet1_1"))),
     "mobilenet_v2": ("torchvision", image(lambda: torchvision_model("mobilenet_v2"))),
     "mobilenet_v3_small": ("torchvision", image(lambda: torchvision_model("mobilenet_v3_small"))),
-    "shufflenet_v2_x0_5": ("torchvision", image(lambda: torchvision_model("shufflenet_v2_x0_5"))),
+    "shufflenet_v2_x0_5": ("torchvision", like(dict(side=64, batch=8, lr=1e-4), image(
+        lambda: torchvision_model("shufflenet_v2_x0_5")))),
     "efficientnet_b0": ("torchvision", like(dict(side=64, batch=8, lr=1e-4),
                                             image(lambda: torchvision_model("efficientnet_b0")))),
     "regnet_y_400mf": ("torchvision", image(lambda: torchvision_model("regnet_y_400mf"))),
