@@ -25,6 +25,8 @@ Models (file ``<name>.onnx`` in --out-dir):
                   dilations 2; plus a Conv -> MaxPool 2x2 stride 2 branch
   averagepool     Conv -> AveragePool with pads (count_include_pad 0 and 1),
                   stride 2, dilations [2, 1] (opset 19)
+  conv_pool_1d    1-D (NCL): Conv with pads, stride, dilations, bias ->
+                  grouped Conv -> MaxPool with pads -> AveragePool
   global_averagepool  Conv -> GlobalAveragePool
   batchnorm       Conv -> BatchNormalization (momentum 0.8): training form,
                   batch statistics, running statistics updated
@@ -141,6 +143,17 @@ def averagepool(b):
     return model(b, "averagepool", [("x", [B, 2, 7, 8], F)], y, [B, 3, 3, 4], 19)
 
 
+def conv_pool_1d(b):
+    c1 = b.node("Conv", ["x", cw(b, "w1", [4, 2, 3]), b.weight("b1", [4])],
+                pads=[2, 1], strides=[2], dilations=[2])        # [B,4,8]
+    c2 = b.node("Conv", [c1, cw(b, "w2", [6, 2, 3])], group=2,
+                pads=[1, 1])                                    # [B,6,8]
+    m = b.node("MaxPool", [c2], kernel_shape=[3], strides=[2],
+               pads=[1, 1])                                     # [B,6,4]
+    y = b.node("AveragePool", [m], kernel_shape=[2], pads=[0, 1])  # [B,6,4]
+    return model(b, "conv_pool_1d", [("x", [B, 2, 17], F)], y, [B, 6, 4], 13)
+
+
 def global_averagepool(b):
     c = b.node("Conv", ["x", cw(b, "w", [3, 2, 2, 2]), b.weight("b", [3])])
     y = b.node("GlobalAveragePool", [c])                        # [B,3,1,1]
@@ -208,7 +221,7 @@ def cnn_block(b):
 
 MODELS = [conv_pads, conv_strides, conv_group, maxpool, averagepool,
           global_averagepool, batchnorm, batchnorm_frozen, gather, layernorm,
-          cnn_block]
+          cnn_block, conv_pool_1d]
 
 
 def main():

@@ -29,12 +29,16 @@ Models (file ``<name>.onnx`` in --out-dir):
                      only with --only batchnorm_train              (opset 15)
   batchnorm_2d       BatchNormalization on [batch, C], spatial=1 attribute
                      of opset 7                                      (opset 7)
+  conv_pool_1d       1-D (NCL): Conv with bias, pads, stride 2, dilations 2;
+                     grouped Conv with auto_pad SAME_UPPER; MaxPool with
+                     pads and stride; AveragePool with pads, ceil_mode
+                                                                    (opset 13)
   cnn_block          Conv -> BatchNormalization -> Relu -> MaxPool ->
                      depthwise Conv -> GlobalAveragePool -> Flatten -> Gemm
                                                                     (opset 13)
 
 With ``--bad`` it writes instead models the importer must reject (ceil_mode with count_include_pad,
-the Indices output, training_mode, 1-D convolution, ...), each with the
+the Indices output, training_mode, 3-D convolution, ...), each with the
 offending node named ``bad``.
 
 Example::
@@ -135,6 +139,18 @@ def averagepool_dilations(b):
                    [B, 2, 7, 4], 19)
 
 
+def conv_pool_1d(b):
+    c1 = b.node("Conv", ["x", cw(b, "w1", [4, 2, 3]), b.weight("b1", [4])],
+                pads=[2, 1], strides=[2], dilations=[2])            # [B,4,8]
+    c2 = b.node("Conv", [c1, cw(b, "w2", [6, 2, 3])], group=2,
+                auto_pad="SAME_UPPER")                              # [B,6,8]
+    m = b.node("MaxPool", [c2], kernel_shape=[3], strides=[2],
+               pads=[1, 1])                                         # [B,6,4]
+    y = b.node("AveragePool", [m], kernel_shape=[2], strides=[2], pads=[0, 1],
+               ceil_mode=1)                                         # [B,6,3]
+    return b.model("conv_pool_1d", [("x", [B, 2, 17])], y, [B, 6, 3], 13)
+
+
 def global_averagepool(b):
     y = b.node("Add", ["x", b.node("GlobalAveragePool", ["x"])])
     return b.model("global_averagepool", [("x", [B, 3, 5, 4])], y, [B, 3, 5, 4], 11)
@@ -183,7 +199,7 @@ def cnn_block(b):
 
 FAMILIES = [conv_pads, conv_strides, conv_group, conv_auto_pad, maxpool,
             averagepool, averagepool_dilations, global_averagepool, batchnorm,
-            batchnorm_2d, cnn_block, pool_ceil_mode]
+            batchnorm_2d, cnn_block, pool_ceil_mode, conv_pool_1d]
 # Written only when --only names them: batch statistics depend on how the
 # samples are batched, so they are checked on one whole batch.
 WHOLE_BATCH_FAMILIES = [batchnorm_train]
@@ -213,9 +229,15 @@ def bad_models():
         "batchnorm_channels": bad_model("batchnorm_channels", [
             mk("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bad")],
             [("x", [B, 3, 4, 4])], 15, bn_params),
-        "conv_1d": bad_model("conv_1d", [
+        "conv_3d": bad_model("conv_3d", [
+            mk("Conv", ["x", "w"], ["y"], name="bad")], [("x", [B, 2, 4, 4, 4])],
+            11, [w("w", [3, 2, 2, 2, 2])]),
+        "conv_1d_weight": bad_model("conv_1d_weight", [
             mk("Conv", ["x", "w"], ["y"], name="bad")], [("x", [B, 2, 6])], 11,
-            [w("w", [3, 2, 3])]),
+            [w("w", [3, 2, 3, 3])]),
+        "maxpool_1d_kernel": bad_model("maxpool_1d_kernel", [
+            mk("MaxPool", ["x"], ["y"], name="bad", kernel_shape=[2, 2])],
+            [("x", [B, 2, 6])], 12),
         "conv_group": bad_model("conv_group", [
             mk("Conv", ["x", "w"], ["y"], name="bad", group=2)], x4, 11,
             [w("w", [3, 2, 3, 3])]),

@@ -75,6 +75,10 @@ Families (file ``<name>.onnx`` in --out-dir):
   int32_input      an int32 graph input: Gather, int32 Mul, Cast  (opset 14)
   lstm_small       a 2-step LSTM (its unrolled IR: test/Import/recurrent.test)
                                                                   (opset 14)
+  clip_tile        Clip with computed bounds and of int64; Tile of the
+                   input and of a parameter                      (opset 13)
+  unary_opset6     Abs, Sqrt, Neg, Exp, Sigmoid, Tanh, LeakyRelu, Relu,
+                   HardSigmoid, Log at opset 6                    (opset 6)
   hard_activations_opset10
                    Clip with min/max attributes (both, one), HardSigmoid
                    with its defaults and others                  (opset 10)
@@ -810,6 +814,38 @@ def scatter_nd_const(b):
     return b.model("scatter_nd_const", [(x, [B, 4, 3])], y, [B, 4, 3], 18)
 
 
+def clip_tile(b):
+    """Clip with computed bounds (ReduceMean of parameters) and of int64,
+    Tile with constant repeats of the batch-leading input and of a
+    parameter."""
+    x = "x"                                                             # [B,3,4]
+    x2 = b.node("Mul", [x, b.scalar(2.0)])
+    lo = b.node("ReduceMean", [b.weight("lo", [4], -1.0, 0.0)], keepdims=0)
+    hi = b.node("ReduceMean", [b.weight("hi", [4], 0.0, 1.0)], keepdims=0)
+    both = b.node("Clip", [x2, lo, hi])
+    upper = b.node("Clip", [x2, "", hi])
+    xi = b.node("Cast", [b.node("Mul", [x, b.scalar(5.0)])], to=TensorProto.INT64)
+    ci = b.node("Clip", [xi, b.scalar(-2, np.int64), b.scalar(3, np.int64)])
+    s = b.sum(both, upper, b.node("Cast", [ci], to=F))
+    t = b.node("Tile", [s, b.const("reps", np.array([1, 2, 1], np.int64))])
+    tw = b.node("Tile", [b.weight("w", [3, 2]),
+                         b.const("reps_w", np.array([2, 2], np.int64))])  # [6,4]
+    y = b.node("Add", [t, tw])                                          # [B,6,4]
+    return b.model("clip_tile", [(x, [B, 3, 4])], y, [B, 6, 4], 13)
+
+
+def unary_opset6(b):
+    """A model of opset 6: the unary operators whose semantics start there
+    (a chain: Add only exists from opset 7 on)."""
+    x = "x"                                                             # [B,3,4]
+    h = b.node("Sqrt", [b.node("Abs", [x])])
+    h = b.node("Sigmoid", [b.node("Exp", [b.node("Neg", [h])])])
+    h = b.node("LeakyRelu", [b.node("Tanh", [h])], alpha=0.2)
+    h = b.node("HardSigmoid", [b.node("Relu", [h])], alpha=0.7, beta=0.1)
+    y = b.node("Log", [h])
+    return b.model("unary_opset6", [(x, [B, 3, 4])], y, [B, 3, 4], 6)
+
+
 def bad_model(name, nodes, inputs, opset=17, inits=()):
     """A model the importer must reject (not checked: some are invalid)."""
     graph = helper.make_graph(
@@ -946,18 +982,25 @@ def bad_models():
             mk("Add", ["i", "x"], ["y"], name="bad")], x2, 13),
         "mod_float_fmod0": bad_model("mod_float_fmod0", [
             mk("Mod", ["x", "x"], ["y"], name="bad")], x2, 13),
-        # Shape arithmetic only: on float run-time values an error.
-        "tile_runtime": bad_model("tile_runtime", [
-            mk("Constant", [], ["r"], value=t([1, 2])),
+        # Tile's repeats must be constants, one per dim.
+        "tile_repeats_rank": bad_model("tile_repeats_rank", [
+            mk("Constant", [], ["r"], value=t([1, 2, 3])),
             mk("Tile", ["x", "r"], ["y"], name="bad")], x2, 13),
+        "tile_repeats_runtime": bad_model("tile_repeats_runtime", [
+            mk("ReduceMax", ["x"], ["m"], axes=[0], keepdims=0),
+            mk("Cast", ["m"], ["r"], to=TensorProto.INT64),
+            mk("Tile", ["x", "r"], ["y"], name="bad")], x2, 13),
+        # Opsets before 7: only operators whose semantics start there.
+        "add_opset6": bad_model("add_opset6", [
+            mk("Add", ["x", "x"], ["y"], name="bad")], x2, 6),
         "constant_of_shape_double": bad_model("constant_of_shape_double", [
             mk("Constant", [], ["s"], value=t([2, 4])),
             mk("ConstantOfShape", ["s"], ["c"], name="bad",
                value=numpy_helper.from_array(np.array([1.0]), "")),
             mk("Add", ["x", "c"], ["y"])], x2, 13),
-        # Clip's bounds are attributes of nn.clip: constants, ordered.
-        "clip_bound_not_constant": bad_model("clip_bound_not_constant", [
-            mk("ReduceMax", ["x"], ["m"], axes=[0, 1], keepdims=0),
+        # Clip's bounds are scalars; constant ones ordered.
+        "clip_bound_not_scalar": bad_model("clip_bound_not_scalar", [
+            mk("ReduceMax", ["x"], ["m"], axes=[0], keepdims=0),
             mk("Clip", ["x", "m"], ["y"], name="bad")], x2, 13),
         "clip_min_above_max": bad_model("clip_min_above_max", [
             mk("Constant", [], ["lo"], value=t(2.0, np.float32)),
@@ -979,7 +1022,7 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,
             hard_activations,
             hard_activations_opset10, recurrent, lstm_small, int32_input,
-            scatter_nd_const]
+            scatter_nd_const, clip_tile, unary_opset6]
 
 
 def main():

@@ -652,6 +652,81 @@ def hard_swish(g, r):
     g.term(g.op("HardSwish", [x]), F.hardswish(x.t))
 
 
+def conv_1d(g, r):
+    groups = int(r.integers(1, 3))
+    cin, mg = int(r.integers(1, 3)), int(r.integers(1, 3))
+    k, s, d = int(r.integers(1, 4)), int(r.integers(1, 3)), int(r.integers(1, 3))
+    p = [int(v) for v in r.integers(0, 3, 2)]
+    length = d * (k - 1) + 1 + int(r.integers(0, 5))
+    x = g.normal([int(r.integers(1, 3)), groups * cin, length])
+    w = g.normal([groups * mg, cin, k], 1 / math.sqrt(cin * k))
+    ins, b = [x, w], None
+    if r.random() < 0.5:
+        b = g.normal([groups * mg])
+        ins.append(b)
+    y = g.op("Conv", ins, group=groups, kernel_shape=[k], strides=[s],
+             dilations=[d], pads=p)
+    ty = F.conv1d(F.pad(x.t, tuple(p)), w.t, b.t if b else None, stride=s,
+                  dilation=d, groups=groups)
+    g.term(y, ty)
+
+
+def pool_1d(g, r):
+    """MaxPool and AveragePool (both count_include_pad forms) on NCL."""
+    k, s = int(r.integers(1, 4)), int(r.integers(1, 3))
+    d = int(r.integers(1, 3))
+    p = [int(r.integers(0, k)) for _ in range(2)]
+    length = d * (k - 1) + 1 + int(r.integers(0, 5))
+    x = g.normal([int(r.integers(1, 3)), int(r.integers(1, 4)), length])
+    y = g.op("MaxPool", [x], kernel_shape=[k], strides=[s], dilations=[d],
+             pads=p)
+    xp = F.pad(x.t, tuple(p), value=-math.inf)
+    g.term(y, F.max_pool1d(xp, k, s, dilation=d))
+    include = int(r.integers(0, 2))
+    da = d if g.opset >= 19 else 1
+    attrs = dict(kernel_shape=[k], strides=[s], pads=p,
+                 count_include_pad=include)
+    if g.opset >= 19:
+        attrs["dilations"] = [da]
+    y = g.op("AveragePool", [x], **attrs)
+    n, c, _ = x.t.shape
+    ones_k = torch.ones(1, 1, k, dtype=torch.float64)
+    total = F.conv1d(F.pad(x.t, tuple(p)).reshape(n * c, 1, -1), ones_k,
+                     stride=s, dilation=da)
+    if include:
+        count = k
+    else:
+        ones = F.pad(torch.ones(1, 1, length, dtype=torch.float64), tuple(p))
+        count = F.conv1d(ones, ones_k, stride=s, dilation=da)
+    g.term(y, (total / count).reshape(n, c, -1))
+
+
+def tile(g, r):
+    sx = shape(r, int(r.integers(1, 4)), hi=4)
+    reps = [int(v) for v in r.integers(1, 4, len(sx))]
+    x = g.normal(sx)
+    g.term(g.op("Tile", [x, g.ints(reps)]), x.t.repeat(*reps))
+
+
+def clip_runtime(g, r):
+    """Clip whose bounds are computed (ReduceMean of parameters): max, then
+    min; the bounds get gradients too."""
+    x = g.normal(shape(r))
+    form = int(r.integers(0, 3))  # both bounds, min only, max only
+    ins, ty = [x, ""], x.t
+    if form != 2:
+        lo_p = g.normal([3])
+        ins[1] = g.op("Sub", [g.op("ReduceMean", [lo_p], keepdims=0),
+                              g.const(np.float32(0.5))])
+        ty = torch.maximum(ty, lo_p.t.mean() - 0.5)
+    if form != 1:
+        hi_p = g.normal([3])
+        ins.append(g.op("Add", [g.op("ReduceMean", [hi_p], keepdims=0),
+                                g.const(np.float32(0.5))]))
+        ty = torch.minimum(ty, hi_p.t.mean() + 0.5)
+    g.term(g.op("Clip", ins), ty)
+
+
 def recurrent(kind):
     """RNN, GRU or LSTM with a drawn direction, layout, sizes and optional
     inputs (B, initial_h/initial_c, LSTM's peepholes P, GRU's
@@ -791,6 +866,11 @@ CASES = {
     "rnn": recurrent("RNN"),
     "gru": recurrent("GRU"),
     "lstm": recurrent("LSTM"),
+    # Appended, so the draws of the cases above stay the same.
+    "conv_1d": conv_1d,
+    "pool_1d": pool_1d,
+    "tile": tile,
+    "clip_runtime": clip_runtime,
 }
 
 

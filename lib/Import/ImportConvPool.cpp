@@ -16,16 +16,40 @@ using namespace mlir;
 namespace autodist::detail {
 namespace {
 
-/// The static shape of input `v` (rank 4, NCHW) or an error.
-FailureOr<ArrayRef<int64_t>> nchwShape(NodeImporter &c, Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  if (t.getRank() != 4) {
-    c.error() << "only 2-D spatial inputs (NCHW, rank 4) are supported, got "
-                 "rank "
-              << t.getRank();
+/// Whether `v` is a 1-D spatial input (NCL, rank 3): imported as 2-D with
+/// H = 1 (nn.unsqueeze before, nn.squeeze after), the window lifted.
+bool isOneD(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank() == 3;
+}
+
+/// Whether `v` is a 1-D or 2-D spatial input (NCL, NCHW), else an error.
+LogicalResult checkSpatialRank(NodeImporter &c, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  if (rank == 3 || rank == 4)
+    return success();
+  c.error() << "only 1-D and 2-D spatial inputs (NCL, NCHW: rank 3, 4) are "
+               "supported, got rank "
+            << rank;
+  return failure();
+}
+
+/// The static shape of input `v` (rank 4, NCHW, 1-D inputs lifted).
+ArrayRef<int64_t> nchwShape(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// `v` [N, C, L] as [N, C, 1, L] (a 1-D window op's input or weight).
+FailureOr<Value> liftOneD(NodeImporter &c, Value v) {
+  return c.build<nn::UnsqueezeOp>(
+      {v}, {c.b.getNamedAttr("axes", c.b.getDenseI64ArrayAttr({2}))});
+}
+
+/// A 1-D window op's result [N, C, 1, L] as [N, C, L].
+FailureOr<Value> lowerOneD(NodeImporter &c, FailureOr<Value> v) {
+  if (failed(v))
     return failure();
-  }
-  return t.getShape();
+  return c.build<nn::SqueezeOp>(
+      {*v}, {c.b.getNamedAttr("axes", c.b.getDenseI64ArrayAttr({2}))});
 }
 
 /// Strides, dilations and explicit pads of a window op, with ONNX's
@@ -34,18 +58,25 @@ struct Window {
   std::vector<int64_t> strides{1, 1}, dilations{1, 1}, pads{0, 0, 0, 0};
 };
 
+/// `oneD`: the node's attributes are 1-D (`spatial` and `kernel` are the
+/// lifted 2-D ones, H = 1) and are lifted the same way.
 FailureOr<Window> windowOf(NodeImporter &c, ArrayRef<int64_t> spatial,
-                           ArrayRef<int64_t> kernel) {
+                           ArrayRef<int64_t> kernel, bool oneD = false) {
   Window w;
   auto check = [&](StringRef name, std::vector<int64_t> &dst,
                    size_t n) -> LogicalResult {
     if (std::optional<std::vector<int64_t>> v = c.attrInts(name)) {
-      if (v->size() != n) {
+      size_t want = oneD ? n / 2 : n;
+      if (v->size() != want) {
         c.error() << "attribute '" << name << "' = " << listString(*v)
-                  << " must have " << n << " values (2-D spatial dims)";
+                  << " must have " << want << (want == 1 ? " value" : " values")
+                  << " (" << (oneD ? 1 : 2) << "-D spatial dims)";
         return failure();
       }
       dst = *v;
+      if (oneD) // [s] -> [1, s]; pads [b, e] -> [0, b, 0, e]
+        dst = n == 2 ? std::vector<int64_t>{1, (*v)[0]}
+                     : std::vector<int64_t>{0, (*v)[0], 0, (*v)[1]};
     }
     return success();
   };
@@ -98,30 +129,40 @@ FailureOr<Value> importConv(NodeImporter &c) {
   if (failed(operands))
     return failure();
   Value x = (*operands)[0], w = (*operands)[1];
-  FailureOr<ArrayRef<int64_t>> xs = nchwShape(c, x);
-  if (failed(xs))
+  if (failed(checkSpatialRank(c, x)))
     return failure();
+  bool oneD = isOneD(x);
   auto ws = cast<RankedTensorType>(w.getType()).getShape();
-  if (ws.size() != 4) {
-    c.error() << "weight must be [M, C/group, kH, kW], got rank " << ws.size();
+  if (ws.size() != (oneD ? 3u : 4u)) {
+    c.error() << "weight must be "
+              << (oneD ? "[M, C/group, k]" : "[M, C/group, kH, kW]")
+              << ", got rank " << ws.size();
     return failure();
   }
-  ArrayRef<int64_t> kernel = ws.drop_front(2);
   if (std::optional<std::vector<int64_t>> k = c.attrInts("kernel_shape")) {
-    if (ArrayRef<int64_t>(*k) != kernel) {
+    if (ArrayRef<int64_t>(*k) != ws.drop_front(2)) {
       c.error() << "attribute 'kernel_shape' = " << listString(*k)
                 << " differs from the weight's spatial dims "
-                << listString(kernel);
+                << listString(ws.drop_front(2));
       return failure();
     }
   }
-  FailureOr<Window> win = windowOf(c, xs->drop_front(2), kernel);
+  if (oneD) {
+    FailureOr<Value> x2 = liftOneD(c, x), w2 = liftOneD(c, w);
+    if (failed(x2) || failed(w2))
+      return failure();
+    (*operands)[0] = x = *x2;
+    (*operands)[1] = w = *w2;
+  }
+  ArrayRef<int64_t> kernel = nchwShape(w).drop_front(2);
+  FailureOr<Window> win = windowOf(c, nchwShape(x).drop_front(2), kernel, oneD);
   if (failed(win))
     return failure();
   SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
   attrs.push_back(
       b.getNamedAttr("group", b.getI64IntegerAttr(c.attrInt("group"))));
-  return c.build<nn::ConvOp>(*operands, attrs);
+  FailureOr<Value> y = c.build<nn::ConvOp>(*operands, attrs);
+  return oneD ? lowerOneD(c, y) : y;
 }
 
 /// `ceil_mode = 1`: the output size rounds up, a partial last window
@@ -173,20 +214,26 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
     c.error() << "attribute 'ceil_mode' = " << ceil << " must be 0 or 1";
     return failure();
   }
-  FailureOr<ArrayRef<int64_t>> xs = nchwShape(c, *x);
-  if (failed(xs))
+  if (failed(checkSpatialRank(c, *x)))
     return failure();
+  bool oneD = isOneD(*x);
+  if (oneD && failed(x = liftOneD(c, *x)))
+    return failure();
+  ArrayRef<int64_t> xs = nchwShape(*x);
   std::optional<std::vector<int64_t>> kernel = c.attrInts("kernel_shape");
   if (!kernel) {
     c.error() << "attribute 'kernel_shape' is missing";
     return failure();
   }
-  if (kernel->size() != 2) {
+  if (kernel->size() != (oneD ? 1u : 2u)) {
     c.error() << "attribute 'kernel_shape' = " << listString(*kernel)
-              << " must have 2 values (2-D spatial dims)";
+              << (oneD ? " must have 1 value (1-D spatial dims)"
+                       : " must have 2 values (2-D spatial dims)");
     return failure();
   }
-  FailureOr<Window> win = windowOf(c, xs->drop_front(2), *kernel);
+  if (oneD)
+    kernel = std::vector<int64_t>{1, (*kernel)[0]};
+  FailureOr<Window> win = windowOf(c, xs.drop_front(2), *kernel, oneD);
   if (failed(win))
     return failure();
   int64_t countPad = max ? 0 : c.attrInt("count_include_pad");
@@ -195,15 +242,18 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
     return failure();
   }
   if (ceil &&
-      failed(applyCeilMode(c, xs->drop_front(2), *kernel, *win, countPad)))
+      failed(applyCeilMode(c, xs.drop_front(2), *kernel, *win, countPad)))
     return failure();
   SmallVector<NamedAttribute> attrs = windowAttrs(b, *win);
   attrs.push_back(
       b.getNamedAttr("kernel_shape", b.getDenseI64ArrayAttr(*kernel)));
-  if (max)
-    return c.build<nn::MaxPoolOp>({*x}, attrs);
+  if (max) {
+    FailureOr<Value> y = c.build<nn::MaxPoolOp>({*x}, attrs);
+    return oneD ? lowerOneD(c, y) : y;
+  }
   attrs.push_back(b.getNamedAttr("count_include_pad", b.getBoolAttr(countPad)));
-  return c.build<nn::AveragePoolOp>({*x}, attrs);
+  FailureOr<Value> y = c.build<nn::AveragePoolOp>({*x}, attrs);
+  return oneD ? lowerOneD(c, y) : y;
 }
 
 FailureOr<Value> importGlobalAveragePool(NodeImporter &c) {
@@ -234,7 +284,7 @@ void registerConvPoolOps(OpRegistry &r) {
         "strides, padded, correlated with the flipped kernel per group), "
         "weight (`nn.conv_weight_grad`), bias (summed over N, H, W); all "
         "strides, pads, dilations, groups incl. depthwise",
-        R"(2-D only: NCHW input `[N, C, H, W]` (batch may be dynamic; C, H, W static), static weight `[M, C/group, kH, kW]`, optional bias `[M]`. `group` (incl. depthwise, `group = C`), `strides`, `dilations`, `pads`; `auto_pad` NOTSET/VALID/SAME_UPPER/SAME_LOWER is resolved into explicit pads by the importer (with `pads` also given it is an error). `kernel_shape`, if given, must equal the weight's spatial dims. 1-D/3-D convolutions are errors. Lowers to zero padding, then (`group = 1`) im2col columns of the whole batch `[C·kH·kW, N·OH·OW]` and one `linalg.contract` → one sgemm, transposed to NCHW (the gradients likewise one sgemm each on the output gradient transposed to channels-first: the weight gradient with the forward's columns, the input gradient as `wᵀ·dy` added back into the input by col2im), or `linalg.conv_2d_ngchw_gfchw` / generic gradients with groups; the bias added after the sum)"}});
+        R"(1-D and 2-D: NCL input `[N, C, L]` or NCHW input `[N, C, H, W]` (batch may be dynamic; the other dims static), static weight `[M, C/group, k]` or `[M, C/group, kH, kW]`, optional bias `[M]`; a 1-D convolution is imported as a 2-D one with H = 1 (`nn.unsqueeze` before, `nn.squeeze` after). `group` (incl. depthwise, `group = C`), `strides`, `dilations`, `pads`; `auto_pad` NOTSET/VALID/SAME_UPPER/SAME_LOWER is resolved into explicit pads by the importer (with `pads` also given it is an error). `kernel_shape`, if given, must equal the weight's spatial dims. 3-D convolutions are errors. Lowers to zero padding, then (`group = 1`) im2col columns of the whole batch `[C·kH·kW, N·OH·OW]` and one `linalg.contract` → one sgemm, transposed to NCHW (the gradients likewise one sgemm each on the output gradient transposed to channels-first: the weight gradient with the forward's columns, the input gradient as `wᵀ·dy` added back into the input by col2im), or `linalg.conv_2d_ngchw_gfchw` / generic gradients with groups; the bias added after the sum)"}});
   r.add({"MaxPool",
          7,
          with({{"ceil_mode", 0}, {"storage_order", 0}}),
@@ -243,29 +293,31 @@ void registerConvPoolOps(OpRegistry &r) {
          {"", "`nn.max_pool`",
           "yes (`nn.max_pool_grad`): each window's gradient goes to its "
           "maximum, the first in row-major window order on ties (as PyTorch)",
-          "2-D only. `kernel_shape` (required), `strides`, `pads` (each "
+          "1-D and 2-D (1-D lifted to 2-D with H = 1, as Conv; 3-D is an "
+          "error). `kernel_shape` (required), `strides`, `pads` (each "
           "smaller than the kernel, padding is `-inf`), `dilations`, "
           "`auto_pad` as Conv, `storage_order` (accepted: it only concerns "
           "Indices). `ceil_mode = 1` (GoogLeNet, SqueezeNet): a partial last "
           "window where the size rounds up (one that would start past the "
           "input and its leading pad is dropped, as PyTorch), imported as "
           "more end padding; the `Indices` output is an error"}});
-  r.add({"AveragePool",
-         7,
-         with({{"ceil_mode", 0}, {"count_include_pad", 0}}),
-         importPool<false>,
-         {},
-         {"", "`nn.average_pool`",
-          "yes (`nn.average_pool_grad`), both `count_include_pad`",
-          "2-D only. `kernel_shape`, `strides`, `pads` (each smaller than the "
-          "kernel), `dilations` (opset 19), `auto_pad` as Conv, "
-          "`count_include_pad` 0 (default: divide by the window positions "
-          "inside the input) or 1 (divide by kH * kW). `ceil_mode = 1` as "
-          "MaxPool; with `count_include_pad = 1` only where it does not "
-          "change the output size (an error otherwise)"}});
+  r.add(
+      {"AveragePool",
+       7,
+       with({{"ceil_mode", 0}, {"count_include_pad", 0}}),
+       importPool<false>,
+       {},
+       {"", "`nn.average_pool`",
+        "yes (`nn.average_pool_grad`), both `count_include_pad`",
+        "1-D and 2-D, as MaxPool. `kernel_shape`, `strides`, `pads` (each "
+        "smaller than the kernel), `dilations` (opset 19), `auto_pad` as Conv, "
+        "`count_include_pad` 0 (default: divide by the window positions "
+        "inside the input) or 1 (divide by kH * kW). `ceil_mode = 1` as "
+        "MaxPool; with `count_include_pad = 1` only where it does not "
+        "change the output size (an error otherwise)"}});
   r.add(
       {"GlobalAveragePool",
-       7,
+       1,
        {},
        importGlobalAveragePool,
        {},

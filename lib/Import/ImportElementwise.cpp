@@ -74,6 +74,53 @@ FailureOr<float> constScalarInput(NodeImporter &n, int i, StringRef what,
   return (**v)[0];
 }
 
+/// Whether Clip's input `x` is float and each bound given is a constant
+/// (the nn.clip form, with its gradient exactly as PyTorch's clamp).
+bool hasConstantFloatBounds(NodeImporter &n, Value x) {
+  if (!isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    return false;
+  for (int i = 1; i <= 2; ++i) {
+    FailureOr<std::optional<std::vector<float>>> v = n.constFloats(i);
+    if (n.hasInput(i) && (failed(v) || !*v))
+      return false;
+  }
+  return true;
+}
+
+/// Clip with a run-time bound, or of integers: max(x, min), then min(., max),
+/// as numpy's clip (min > max gives max). Each bound given is a scalar of
+/// x's type.
+FailureOr<Value> importClipAsMinMax(NodeImporter &n, Value x) {
+  Value y = x;
+  for (int k = 0; k < 2; ++k) {
+    if (!n.hasInput(k + 1))
+      continue;
+    FailureOr<Value> bound = n.operand(k + 1);
+    if (failed(bound))
+      return failure();
+    auto t = cast<RankedTensorType>(bound->getType());
+    if (t.getRank() > 1 || !t.hasStaticShape() || t.getNumElements() != 1) {
+      n.error() << "input '" << (k ? "max" : "min")
+                << "' must be a scalar, got shape "
+                << shapeString(t.getShape());
+      return failure();
+    }
+    if (t.getRank() == 1) {
+      FailureOr<Value> scalar = n.build<nn::ReshapeOp>(
+          {*bound}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr({}))});
+      if (failed(scalar))
+        return failure();
+      bound = scalar;
+    }
+    FailureOr<Value> next =
+        k ? n.build<nn::MinOp>({y, *bound}) : n.build<nn::MaxOp>({y, *bound});
+    if (failed(next))
+      return failure();
+    y = *next;
+  }
+  return y;
+}
+
 FailureOr<Value> importClip(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -84,6 +131,8 @@ FailureOr<Value> importClip(NodeImporter &n) {
   float bounds[] = {n.attrFloat("min"), n.attrFloat("max")};
   const char *names[] = {"min", "max"};
   bool attrForm = n.opset() < 11;
+  if (!attrForm && !hasConstantFloatBounds(n, *x))
+    return importClipAsMinMax(n, *x);
   for (int k = 0; k < 2; ++k) {
     if (!attrForm && n.attr(names[k])) {
       n.error() << "attribute '" << names[k] << "' is not part of opset "
@@ -347,7 +396,7 @@ void registerElementwiseOps(OpRegistry &r) {
           "float base; an `int64` exponent is cast to f32. `powf` semantics "
           "(negative base with a non-integer exponent gives NaN)"}});
   r.add({"Relu",
-         7,
+         6,
          {},
          importUnary<nn::ReluOp>,
          {},
@@ -356,37 +405,37 @@ void registerElementwiseOps(OpRegistry &r) {
       "yes, from the forward result where it is cheaper (`0.5 g / y`, `g y`, "
       "`g y (1 - y)`, `g (1 - y^2)`)";
   r.add({"Sqrt",
-         7,
+         6,
          {},
          importUnary<nn::SqrtOp>,
          {},
          {"", "`nn.sqrt`", fromResult, kFloatOnly}});
   r.add({"Neg",
-         7,
+         6,
          {},
          importUnary<nn::NegOp>,
          kFoldElementwise,
          {"", "`nn.neg`", "yes (`-g`)", kFloatOrInt64}});
   r.add({"Exp",
-         7,
+         6,
          {},
          importUnary<nn::ExpOp>,
          {},
          {"", "`nn.exp`", fromResult, kFloatOnly}});
   r.add({"Log",
-         7,
+         6,
          {},
          importUnary<nn::LogOp>,
          {},
          {"", "`nn.log`", fromResult, kFloatOnly}});
   r.add({"Sigmoid",
-         7,
+         6,
          {},
          importUnary<nn::SigmoidOp>,
          {},
          {"", "`nn.sigmoid`", fromResult, kFloatOnly}});
   r.add({"Tanh",
-         7,
+         6,
          {},
          importUnary<nn::TanhOp>,
          {},
@@ -400,7 +449,7 @@ void registerElementwiseOps(OpRegistry &r) {
           "rational approximation in arith (within 4e-7 relative of erf): "
           "`math.erf` has no LLVM lowering"}});
   r.add({"LeakyRelu",
-         7,
+         6,
          {{"alpha", 0.01f}},
          importLeakyRelu,
          {},
@@ -413,16 +462,20 @@ void registerElementwiseOps(OpRegistry &r) {
           {"max", std::numeric_limits<float>::infinity()}},
          importClip,
          {},
-         {" (attribute form 7-10)", "`nn.clip`",
+         {" (attribute form 7-10)", "`nn.clip` (or `nn.max` + `nn.min`)",
           "the input (`nn.clip_grad`: `g` where `min < x < max`, 0 at the "
-          "bounds, as PyTorch's hardtanh/ReLU6); none for the bounds",
-          "float only. Bounds: attributes `min`/`max` before opset 11, "
-          "constant float scalar inputs 1 and 2 since (a `Constant` or a "
-          "float initializer); an absent or empty one is no bound, a "
-          "run-time one is an error. `min <= max`, neither NaN; NaN inputs "
-          "propagate. PyTorch's ReLU6 exports as Clip(0, 6)"}});
+          "bounds, as PyTorch's hardtanh/ReLU6); none for constant bounds; "
+          "run-time ones: those of `nn.max` / `nn.min`, the bounds' too",
+          "float, int64 or int32. Bounds: attributes `min`/`max` before "
+          "opset 11, scalar inputs 1 and 2 since; an absent or empty one "
+          "is no bound. Constant float bounds (a `Constant` or a float "
+          "initializer; `min <= max`, neither NaN) give `nn.clip`; run-time "
+          "bounds or integer inputs give `nn.max` with min, then `nn.min` "
+          "with max (as numpy: `min > max` gives max; their gradients "
+          "also reach the bounds). NaN inputs propagate. PyTorch's ReLU6 "
+          "exports as Clip(0, 6)"}});
   r.add({"HardSigmoid",
-         7,
+         6,
          {{"alpha", 0.2f}, {"beta", 0.5f}},
          importHardSigmoid,
          {},
@@ -496,7 +549,7 @@ void registerElementwiseOps(OpRegistry &r) {
           "1`. A zero divisor gives 0 on int64, NaN on float. Folded on int64 "
           "constants"}});
   r.add({"Abs",
-         7,
+         6,
          {},
          importUnary<nn::AbsOp>,
          kFoldElementwise,
@@ -524,7 +577,9 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add(comparison("Greater", 7, importCompare<kGt>, "gt"));
   r.add(comparison("LessOrEqual", 12, importCompare<kLe>, "le"));
   r.add(comparison("GreaterOrEqual", 12, importCompare<kGe>, "ge"));
-  r.add(logical("Not", importUnary<nn::NotOp>, "`nn.not`"));
+  OpSpec notSpec = logical("Not", importUnary<nn::NotOp>, "`nn.not`");
+  notSpec.sinceOpset = 1; // unchanged since opset 1
+  r.add(notSpec);
   r.add(logical("And", importLogical<kAnd>, "`nn.logical`"));
   r.add(logical("Or", importLogical<kOr>, "`nn.logical`"));
   r.add(logical("Xor", importLogical<kXor>, "`nn.logical`"));

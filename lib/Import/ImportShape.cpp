@@ -466,6 +466,62 @@ FailureOr<Value> importExpand(NodeImporter &n) {
       {*x}, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
 }
 
+/// Tile with constant repeats: x [d0, d1, ...] unsqueezed to [1, d0, 1, d1,
+/// ...], expanded to [r0, d0, r1, d1, ...] and reshaped to [r0 d0, r1 d1,
+/// ...] (block k of axis i is the whole input, as Tile), so the gradient is
+/// theirs (a sum over the copies). A dynamic dim (the batch) takes the -1.
+FailureOr<Value> importTile(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> repeats = n.constInput(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  ArrayRef<int64_t> in = cast<RankedTensorType>(x->getType()).getShape();
+  if (repeats->size() != in.size()) {
+    n.error() << "input 'repeats' has " << repeats->size()
+              << " values for an input of rank " << in.size();
+    return failure();
+  }
+  std::vector<int64_t> axes, expand, target;
+  int dynamic = 0;
+  for (auto [i, r] : llvm::enumerate(*repeats)) {
+    if (r < 0) {
+      n.error() << "input 'repeats' = " << listString(*repeats)
+                << " has a negative value";
+      return failure();
+    }
+    axes.push_back(2 * i);
+    expand.insert(expand.end(), {r, 1});
+    dynamic += ShapedType::isDynamic(in[i]);
+    target.push_back(ShapedType::isDynamic(in[i]) ? -1 : r * in[i]);
+  }
+  if (llvm::all_of(*repeats, [](int64_t r) { return r == 1; }))
+    return n.build<nn::IdentityOp>({*x});
+  if (dynamic && llvm::is_contained(*repeats, 0)) {
+    n.error() << "input 'repeats' = " << listString(*repeats)
+              << " has a 0 beside a dynamic dim (not supported)";
+    return failure();
+  }
+  if (dynamic > 1) {
+    n.error() << "a Tile of an input with " << dynamic
+              << " dynamic dims is not supported (at most one: give the "
+                 "others with --input-shape)";
+    return failure();
+  }
+  OpBuilder &b = n.b;
+  FailureOr<Value> lifted = n.build<nn::UnsqueezeOp>(
+      {*x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))});
+  if (failed(lifted))
+    return failure();
+  FailureOr<Value> copies = n.build<nn::ExpandOp>(
+      {*lifted}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(expand))});
+  if (failed(copies))
+    return failure();
+  return n.build<nn::ReshapeOp>(
+      {*copies}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(target))});
+}
+
 FailureOr<Value> importTrilu(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -677,11 +733,13 @@ void registerShapeOps(OpRegistry &r) {
   r.add({"Tile",
          7,
          {},
-         nullptr,
+         importTile,
          {fold::tile, 2, 1},
-         {"", "— (folded)", "—",
-          "int64/bool constants only (shape arithmetic, see below); on "
-          "run-time values an error"}});
+         {"", "`nn.unsqueeze` + `nn.expand` + `nn.reshape`",
+          "yes (theirs: the copies' gradients summed)",
+          "constant int64 `repeats` (one per dim, >= 0); any element type; "
+          "at most one dynamic dim (the batch). Of int64/bool constants "
+          "(shape arithmetic): folded"}});
 }
 
 } // namespace autodist::detail

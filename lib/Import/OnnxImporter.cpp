@@ -505,6 +505,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
                     << "' (docs/operators.md lists the supported ones)";
     return failure();
   }
+  // Opsets before 7 broadcast and name attributes differently for most
+  // operators: only those whose entry starts there are imported.
+  if (opset < 7 && opset < spec->sinceOpset) {
+    nodeError(node) << "opset " << opset
+                    << " is not supported for this operator (it is imported "
+                       "from opset "
+                    << spec->sinceOpset << " on)";
+    return failure();
+  }
   // An attribute the importer ignored could change the answer.
   for (const auto &a : node.attribute()) {
     if (!spec->attribute(a.name())) {
@@ -754,11 +763,6 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   for (const auto &o : model.opset_import()) {
     if (!o.domain().empty() && o.domain() != "ai.onnx")
       continue;
-    if (o.version() < 7) {
-      emitError(fileLoc) << "ONNX opset " << o.version()
-                         << " is too old (need 7 or newer)";
-      return nullptr;
-    }
     opset = o.version();
   }
   if (failed(collectInitializers(graph)))

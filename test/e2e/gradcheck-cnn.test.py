@@ -94,6 +94,17 @@ def avgpool(x, a):
     return total / count
 
 
+def lift_1d(a):
+    """A 1-D window op's attributes as the 2-D op's with H = 1."""
+    a = dict(a)
+    for k in ("strides", "dilations", "kernel_shape"):
+        if k in a:
+            a[k] = [1] + list(a[k])
+    if "pads" in a:
+        a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    return a
+
+
 class Evaluator:
     """float64 evaluation of the graph; BatchNormalization in training form
     (batch statistics) when train_bn."""
@@ -114,6 +125,11 @@ class Evaluator:
             a = attrs_of(n)
             x = [env[i] if i else None for i in n.input]
             op = n.op_type
+            one_d = op in ("Conv", "MaxPool", "AveragePool") and x[0].ndim == 3
+            if one_d:
+                x = [v[:, :, None] if v is not None and v.ndim == 3 else v
+                     for v in x]
+                a = lift_1d(a)
             if op == "Constant":
                 y = numpy_helper.to_array(a["value"]).astype(np.float64)
             elif op == "Conv":
@@ -167,7 +183,7 @@ class Evaluator:
                     y = y + a.get("beta", 1.0) * x[2]
             else:
                 raise ValueError(f"the reference does not know {op}")
-            env[n.output[0]] = y
+            env[n.output[0]] = y[:, :, 0] if one_d else y
         return float(np.asarray(env[self.model.graph.output[0].name]).sum())
 
 
