@@ -213,9 +213,11 @@ naming the node, op, opset and the unsupported feature (no output is
 written); *wrong*: compiled and ran but differs (a silent wrong answer: must
 be 0); *crash*: the compiler or executable died; *random*: the expected output
 comes from the reference's random generator (dropout in training mode), not
-run. Most rejections are input types other than float32/int64/int32/bool,
-1-D/3-D pooling, `ceil_mode`, opsets before 7, and non-constant Clip and
-Dropout bounds.
+run. Most rejections are input types other than float32/int64/int32/bool
+(float64, float16, bfloat16, int8/int16, unsigned, strings, sequences); the
+others are a run-time Dropout ratio, ScatterND on run-time indices, Pow of
+mixed types, Pad modes other than constant, 3-D pooling and MaxPool's
+Indices output.
 
 """
 
