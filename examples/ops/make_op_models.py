@@ -539,7 +539,8 @@ def dynamic_batch(b):
     --input-shape: Expand of a weight to [batch, 1, 4] (ViT's class token),
     ConstantOfShape of [batch, 6] with float and int64 values (HF's default
     attention mask and token types), Reshape to [batch, -1, 2] (a view with
-    the batch beside a -1) and to [2 * batch, -1], Shape with start/end."""
+    the batch beside a -1) and to [2 * batch, -1], a view(batch, -1, 1) of
+    a [3 * batch, 2] view, Shape with start/end."""
     x = "x"                                                             # [B,6]
     zero = ints(b, "i0", [0])
     sh = b.node("Shape", [x])
@@ -561,7 +562,13 @@ def dynamic_batch(b):
                                                  ints(b, "m1", [-1])], axis=0)])  # [2B,3]
     r2 = b.node("Reshape", [b.node("Mul", [r2, b.scalar(3.0)]),
                             b.node("Concat", [bsz, ints(b, "six", [6])], axis=0)])  # [B,6]
-    y = b.sum(b.node("Reshape", [cls, ints(b, "m16", [-1, 6])]), mask, r, r2, x)
+    # x.view(-1, 2) is [3B, 2]: a view(bsz, -1, 1) of it has -1 = 6 (the
+    # batch multiple is read through the reshape; ConvBERT's span convs).
+    v = b.node("Reshape", [x, ints(b, "m12b", [-1, 2])])                # [3B,2]
+    v = b.node("Reshape", [b.node("Relu", [v]),
+                           b.node("Concat", [bsz, ints(b, "m11", [-1, 1])], axis=0)])  # [B,6,1]
+    v = b.node("Reshape", [v, ints(b, "m16b", [-1, 6])])                # [B,6]
+    y = b.sum(b.node("Reshape", [cls, ints(b, "m16", [-1, 6])]), mask, r, r2, v, x)
     return b.model("dynamic_batch", [(x, [B, 6])], y, [B, 6], 15)
 
 

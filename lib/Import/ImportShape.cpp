@@ -88,6 +88,76 @@ FailureOr<Value> importFlatten(NodeImporter &n) {
       {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis")))});
 }
 
+/// The index of the (first) dynamic dim of `t`.
+int64_t dynamicAxis(RankedTensorType t) {
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (t.isDynamicDim(i))
+      return i;
+  return -1;
+}
+
+/// Whether `op` may change the extent of axis `axis` of its operand (a
+/// concat, slice, split or pad along it).
+bool actsOnAxis(Operation *op, int64_t axis, int64_t rank) {
+  auto norm = [&](int64_t a) { return a < 0 ? a + rank : a; };
+  if (auto c = dyn_cast<nn::ConcatOp>(op))
+    return norm(c.getAxis()) == axis;
+  if (auto s = dyn_cast<nn::SplitOp>(op))
+    return norm(s.getAxis()) == axis;
+  if (auto s = dyn_cast<nn::SliceOp>(op))
+    return llvm::any_of(s.getAxes(),
+                        [&](int64_t a) { return norm(a) == axis; });
+  if (auto p = dyn_cast<nn::PadOp>(op)) {
+    ArrayRef<int64_t> pads = p.getPads();
+    return pads.size() == size_t(2 * rank) &&
+           (pads[axis] != 0 || pads[axis + rank] != 0);
+  }
+  return false;
+}
+
+/// The one dynamic dim of `v` as a multiple of the batch, where the IR
+/// shows it: a reshape or flatten that folded static dims into it (`x.view(
+/// -1, d)` of `[B, L, d]` is `[L B, d]`), through ops whose result keeps an
+/// operand's dynamic extent. 1 where it does not (the batch itself, or an
+/// op that may change the extent): the guess that nn.reshape's run-time
+/// check then guards, as any resolution of a dynamic reshape.
+int64_t batchMultiple(Value v) {
+  auto staticElements = [](RankedTensorType t) {
+    int64_t n = 1;
+    for (int64_t d : t.getShape())
+      if (!ShapedType::isDynamic(d))
+        n *= d;
+    return n;
+  };
+  int64_t num = 1, den = 1;
+  for (int depth = 0; depth < 256; ++depth) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    Operation *op = v.getDefiningOp();
+    if (!t || t.getNumDynamicDims() != 1 || !op)
+      break;
+    if (actsOnAxis(op, dynamicAxis(t), t.getRank()))
+      return 1;
+    Value from;
+    for (Value operand : op->getOperands()) {
+      auto ot = dyn_cast<RankedTensorType>(operand.getType());
+      if (ot && ot.getNumDynamicDims() == 1) {
+        from = operand;
+        break;
+      }
+    }
+    if (!from)
+      return 1;
+    if (isa<nn::ReshapeOp, nn::FlattenOp>(op)) {
+      num *= staticElements(cast<RankedTensorType>(from.getType()));
+      den *= staticElements(t);
+    }
+    v = from;
+  }
+  if (den == 0 || num % den != 0)
+    return 1;
+  return num / den;
+}
+
 /// Reshape's constant shape input; one entry unknown at import (the batch
 /// dim read by Shape) becomes -1. One unknown entry beside a -1
 /// (`x.view(b, -1, heads, d)`) on an input with one dynamic dim is resolved
@@ -113,7 +183,7 @@ FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n, Value input,
         in.getNumDynamicDims() == 1 && sizes) {
       // Static elements of the input against the known entries (0 copies
       // a static input dim; copying the dynamic one is not resolved).
-      int64_t staticIn = 1, known = 1;
+      int64_t staticIn = batchMultiple(input), known = 1;
       bool resolvable = true;
       for (int64_t d : in.getShape())
         if (!ShapedType::isDynamic(d))
