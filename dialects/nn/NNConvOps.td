@@ -418,6 +418,25 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
   let results = (outs NN_F32Tensor:$result);
 }
 
+def NN_GatherElementsGradOp : NN_Op<"gather_elements_grad"> {
+  let summary = "Gradient of nn.gather_elements w.r.t. data: scatter-add";
+  let description = [{
+    Zeros of the shape of `data` (the forward's data operand, read for its
+    shape only) into which each element of `grad` is added at the position
+    its index names along `axis`; an index that occurs several times
+    receives the sum. Lowers to `scf.for` loops over the indices, one
+    element each.
+
+    ```mlir
+    %dd = nn.gather_elements_grad %dy, %ids, %table {axis = 1 : i64}
+        : (tensor<?x16x8xf32>, tensor<?x16x8xi64>, tensor<?x40x8xf32>) -> tensor<?x40x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$indices,
+                   NN_F32Tensor:$data, I64Attr:$axis);
+  let results = (outs NN_F32Tensor:$result);
+}
+
 def NN_EmbeddingBagGradOp : NN_Op<"embedding_bag_grad"> {
   let summary = "Gradient of nn.embedding_bag w.r.t. the table";
   let description = [{

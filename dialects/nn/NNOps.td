@@ -634,6 +634,27 @@ def NN_GatherOp : NN_DiffOp<"gather",
   let hasVerifier = 1;
 }
 
+def NN_GatherElementsOp : NN_DiffOp<"gather_elements"> {
+  let summary = "Gathers elements of data at per-element indices along an axis";
+  let description = [{
+    ONNX `GatherElements` (`torch.gather`): the result has the indices'
+    shape and `result[i..., j, k...] = data[i..., indices[i..., j, k...],
+    k...]` with `j` at `axis`; negative indices count from the end. The
+    data's dim `axis` must be static; the indices' other dims may be smaller
+    than the data's. Indices out of range stop the program (checked where
+    they are read).
+
+    ```mlir
+    %y = nn.gather_elements %table, %ids {axis = 1 : i64}
+        : (tensor<?x40x8xf32>, tensor<?x16x8xi64>) -> tensor<?x16x8xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64, I32]>:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
 def NN_EmbeddingBagOp : NN_DiffOp<"embedding_bag",
     [DeclareOpInterfaceMethods<SparseAccessOpInterface,
                                ["getBagOffsetsOperand",

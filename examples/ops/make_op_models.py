@@ -76,7 +76,8 @@ Families (file ``<name>.onnx`` in --out-dir):
   lstm_small       a 2-step LSTM (its unrolled IR: test/Import/recurrent.test)
                                                                   (opset 14)
   clip_tile        Clip with computed bounds and of int64; Tile of the
-                   input and of a parameter                      (opset 13)
+                   input, of a parameter and to the run-time batch;
+                   GatherElements at run-time indices            (opset 13)
   unary_opset6     Abs, Sqrt, Neg, Exp, Sigmoid, Tanh, LeakyRelu, Relu,
                    HardSigmoid, Log at opset 6                    (opset 6)
   hard_activations_opset10
@@ -837,6 +838,14 @@ def clip_tile(b):
     t = b.node("Tile", [s, b.const("reps", np.array([1, 2, 1], np.int64))])
     tw = b.node("Tile", [b.weight("w", [3, 2]),
                          b.const("reps_w", np.array([2, 2], np.int64))])  # [6,4]
+    # GatherElements at run-time indices (negative ones too) from a Tile of
+    # a parameter to the batch (x.repeat(bsz, 1, 1), GPT-J's sin/cos).
+    bsz = b.node("Slice", [b.node("Shape", [x]), ints(b, "s0", [0]), ints(b, "s1", [1])])
+    reps = b.node("Concat", [bsz, ints(b, "r11", [1, 1])], axis=0)
+    table = b.node("Tile", [b.weight("table", [1, 3, 5]), reps])        # [B,3,5]
+    idx = b.node("Clip", [xi, b.scalar(-4, np.int64), b.scalar(3, np.int64)])
+    ge = b.node("GatherElements", [table, idx], axis=2)                 # [B,3,4]
+    t = b.node("Add", [t, b.node("Tile", [ge, b.const("reps_g", np.array([1, 2, 1], np.int64))])])
     y = b.node("Add", [t, tw])                                          # [B,6,4]
     return b.model("clip_tile", [(x, [B, 3, 4])], y, [B, 6, 4], 13)
 

@@ -708,6 +708,18 @@ def tile(g, r):
     g.term(g.op("Tile", [x, g.ints(reps)]), x.t.repeat(*reps))
 
 
+def gather_elements(g, r):
+    sx = shape(r, int(r.integers(1, 4)), lo=1, hi=5)
+    axis = axis_of(r, len(sx))
+    a = axis % len(sx)
+    si = [int(r.integers(1, d + 1)) for d in sx]
+    si[a] = int(r.integers(1, 5))
+    idx = r.integers(-sx[a], sx[a], si)
+    x = g.normal(sx)
+    y = g.op("GatherElements", [x, g.const(idx.astype(np.int64))], axis=axis)
+    g.term(y, torch.gather(x.t, a, torch.tensor(idx % sx[a])))
+
+
 def clip_runtime(g, r):
     """Clip whose bounds are computed (ReduceMean of parameters): max, then
     min; the bounds get gradients too."""
@@ -871,6 +883,7 @@ CASES = {
     "pool_1d": pool_1d,
     "tile": tile,
     "clip_runtime": clip_runtime,
+    "gather_elements": gather_elements,
 }
 
 

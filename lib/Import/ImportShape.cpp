@@ -79,6 +79,15 @@ FailureOr<Value> importGather(NodeImporter &n) {
       {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis")))});
 }
 
+FailureOr<Value> importGatherElements(NodeImporter &n) {
+  FailureOr<Value> data = n.operand(0), indices = n.operand(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  return n.build<nn::GatherElementsOp>(
+      {*data, *indices},
+      {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(n.attrInt("axis")))});
+}
+
 FailureOr<Value> importFlatten(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -540,36 +549,21 @@ FailureOr<Value> importExpand(NodeImporter &n) {
 /// ...], expanded to [r0, d0, r1, d1, ...] and reshaped to [r0 d0, r1 d1,
 /// ...] (block k of axis i is the whole input, as Tile), so the gradient is
 /// theirs (a sum over the copies). A dynamic dim (the batch) takes the -1.
-FailureOr<Value> importTile(NodeImporter &n) {
-  FailureOr<Value> x = n.operand(0);
-  if (failed(x))
-    return failure();
-  FailureOr<std::vector<int64_t>> repeats = n.constInput(1, "repeats");
-  if (failed(repeats))
-    return failure();
-  ArrayRef<int64_t> in = cast<RankedTensorType>(x->getType()).getShape();
-  if (repeats->size() != in.size()) {
-    n.error() << "input 'repeats' has " << repeats->size()
-              << " values for an input of rank " << in.size();
-    return failure();
-  }
+FailureOr<Value> tileConstant(NodeImporter &n, Value x,
+                              ArrayRef<int64_t> repeats) {
+  ArrayRef<int64_t> in = cast<RankedTensorType>(x.getType()).getShape();
   std::vector<int64_t> axes, expand, target;
   int dynamic = 0;
-  for (auto [i, r] : llvm::enumerate(*repeats)) {
-    if (r < 0) {
-      n.error() << "input 'repeats' = " << listString(*repeats)
-                << " has a negative value";
-      return failure();
-    }
+  for (auto [i, r] : llvm::enumerate(repeats)) {
     axes.push_back(2 * i);
     expand.insert(expand.end(), {r, 1});
     dynamic += ShapedType::isDynamic(in[i]);
     target.push_back(ShapedType::isDynamic(in[i]) ? -1 : r * in[i]);
   }
-  if (llvm::all_of(*repeats, [](int64_t r) { return r == 1; }))
-    return n.build<nn::IdentityOp>({*x});
-  if (dynamic && llvm::is_contained(*repeats, 0)) {
-    n.error() << "input 'repeats' = " << listString(*repeats)
+  if (llvm::all_of(repeats, [](int64_t r) { return r == 1; }))
+    return x;
+  if (dynamic && llvm::is_contained(repeats, 0)) {
+    n.error() << "input 'repeats' = " << listString(repeats)
               << " has a 0 beside a dynamic dim (not supported)";
     return failure();
   }
@@ -581,7 +575,7 @@ FailureOr<Value> importTile(NodeImporter &n) {
   }
   OpBuilder &b = n.b;
   FailureOr<Value> lifted = n.build<nn::UnsqueezeOp>(
-      {*x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))});
+      {x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))});
   if (failed(lifted))
     return failure();
   FailureOr<Value> copies = n.build<nn::ExpandOp>(
@@ -590,6 +584,57 @@ FailureOr<Value> importTile(NodeImporter &n) {
     return failure();
   return n.build<nn::ReshapeOp>(
       {*copies}, {b.getNamedAttr("shape", b.getDenseI64ArrayAttr(target))});
+}
+
+/// Tile: constant repeats (tileConstant), or repeats that read the batch at
+/// run time (`x.repeat(bsz, 1, 1)`, GPT-J) of dims of size 1, which are
+/// then an nn.expand to the run-time repeats after the constant ones.
+FailureOr<Value> importTile(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  ArrayRef<int64_t> in = cast<RankedTensorType>(x->getType()).getShape();
+  std::vector<int64_t> repeats;
+  Value runTime;
+  if (auto rt = n.runTimeShape(1)) {
+    repeats = rt->first;
+    runTime = rt->second;
+  } else {
+    FailureOr<std::vector<int64_t>> c = n.constInput(1, "repeats");
+    if (failed(c))
+      return failure();
+    repeats = *c;
+  }
+  if (repeats.size() != in.size()) {
+    n.error() << "input 'repeats' has " << repeats.size()
+              << " values for an input of rank " << in.size();
+    return failure();
+  }
+  std::vector<int64_t> constant = repeats, expand(repeats.size(), 1);
+  for (auto [i, r] : llvm::enumerate(repeats)) {
+    if (runTime && r == -1) {
+      if (in[i] != 1) {
+        n.error() << "a repeat known only at run time (the batch) of dim " << i
+                  << " of size "
+                  << (ShapedType::isDynamic(in[i]) ? "?"
+                                                   : std::to_string(in[i]))
+                  << " is not supported (only of a dim of size 1)";
+        return failure();
+      }
+      constant[i] = 1;
+      expand[i] = -1;
+    } else if (r < 0) {
+      n.error() << "input 'repeats' = " << listString(repeats)
+                << " has a negative value";
+      return failure();
+    }
+  }
+  FailureOr<Value> tiled = tileConstant(n, *x, constant);
+  if (failed(tiled) || !runTime)
+    return tiled;
+  return n.build<nn::ExpandOp>(
+      {*tiled, runTime},
+      {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(expand))});
 }
 
 FailureOr<Value> importTrilu(NodeImporter &n) {
@@ -774,6 +819,18 @@ void registerShapeOps(OpRegistry &r) {
           "sum); indices none",
           "see the embedding notes in "
           "[reference/nn-dialect.md](reference/nn-dialect.md)"}});
+  r.add({"GatherElements",
+         11,
+         {{"axis", 0}},
+         importGatherElements,
+         {},
+         {"", "`nn.gather_elements`",
+          "data (`nn.gather_elements_grad`: each gradient element added at "
+          "its index, repeated indices sum); indices none",
+          "`torch.gather`. Any data element type, int64/int32 indices of the "
+          "data's rank (their dims other than `axis` may be smaller); the "
+          "data's dim `axis` static; negative indices count from the end, "
+          "out-of-range ones stop the program"}});
   r.add({"Identity",
          7,
          {},
@@ -807,9 +864,11 @@ void registerShapeOps(OpRegistry &r) {
          {fold::tile, 2, 1},
          {"", "`nn.unsqueeze` + `nn.expand` + `nn.reshape`",
           "yes (theirs: the copies' gradients summed)",
-          "constant int64 `repeats` (one per dim, >= 0); any element type; "
-          "at most one dynamic dim (the batch). Of int64/bool constants "
-          "(shape arithmetic): folded"}});
+          "constant int64 `repeats` (one per dim, >= 0), or repeats that "
+          "read the batch at run time (`x.repeat(bsz, 1, 1)`) of dims of "
+          "size 1 (an `nn.expand` then); any element type; at most one "
+          "dynamic dim (the batch). Of int64/bool constants (shape "
+          "arithmetic): folded"}});
 }
 
 } // namespace autodist::detail
