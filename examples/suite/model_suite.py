@@ -269,6 +269,23 @@ MODELS = {
     "falcon": ("transformers", hf_causal(
         "FalconForCausalLM", "FalconConfig", vocab_size=64, hidden_size=32,
         num_hidden_layers=2, num_attention_heads=2, hidden_dropout=0.0, attention_dropout=0.0)),
+    "squeezebert": ("transformers", lambda: hf_encoder(
+        "SqueezeBertForSequenceClassification", "SqueezeBertConfig", embedding_size=32)),
+    "convbert": ("transformers", lambda: hf_encoder(
+        "ConvBertForSequenceClassification", "ConvBertConfig", embedding_size=32)),
+    "deberta": ("transformers", lambda: hf_encoder(
+        "DebertaForSequenceClassification", "DebertaConfig")),
+    "mpnet": ("transformers", lambda: hf_encoder("MPNetForSequenceClassification", "MPNetConfig")),
+    "gpt_bigcode": ("transformers", hf_causal(
+        "GPTBigCodeForCausalLM", "GPTBigCodeConfig", vocab_size=64, n_embd=32, n_layer=2,
+        n_head=2, n_positions=40, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)),
+    "persimmon": ("transformers", hf_causal(
+        "PersimmonForCausalLM", "PersimmonConfig", vocab_size=64, hidden_size=32,
+        num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        max_position_embeddings=40, hidden_dropout=0.0, attention_dropout=0.0)),
+    "ctrl": ("transformers", hf_causal(
+        "CTRLLMHeadModel", "CTRLConfig", vocab_size=64, n_embd=32, n_layer=2, n_head=2,
+        dff=64, n_positions=40, resid_pdrop=0.0, embd_pdrop=0.0)),
     "lstm": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.LSTM))),
     "gru": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.GRU))),
     "embedding_bag": ("torch.nn", classify_tokens(BagRecommender)),
