@@ -301,6 +301,10 @@ LogicalResult PowOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   Value g = resultGrads[0];
   Location loc = getLoc();
   Value a = getLhs(), e = getRhs();
+  if (!getType().getElementType().isF32()) {
+    operandGrads.assign({Value(), Value()}); // integers: not differentiable
+    return success();
+  }
   // d(a^e)/da = e a^(e - 1).
   Value em1 = SubOp::create(b, loc, e, scalarConst(b, loc, 1.0f));
   Value da = MulOp::create(

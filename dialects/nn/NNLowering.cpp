@@ -435,8 +435,61 @@ Results NotOp::lowerToLinalg(OpBuilder &b) {
         return arith::XOrIOp::create(nb, l, a[0], t);
       })};
 }
+/// `x^e` of integers by squaring over e's bits (exact, wrapping); a
+/// negative `e` gives the truncation of 1 / x^|e|: 0, but 1 for x = 1 and
+/// +-1 for x = -1 (0^-n, a division by zero, gives 0 too).
+static Value intPower(OpBuilder &b, Location l, Value x, Value e) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, l, b.getIntegerAttr(t, v));
+  };
+  Value lb = arith::ConstantIndexOp::create(b, l, 0);
+  Value ub = arith::ConstantIndexOp::create(b, l, width - 1);
+  Value step = arith::ConstantIndexOp::create(b, l, 1);
+  auto loop = scf::ForOp::create(
+      b, l, lb, ub, step, ValueRange{c(1), x, e},
+      [&](OpBuilder &nb, Location nl, Value, ValueRange acc) {
+        Value odd = arith::CmpIOp::create(
+            nb, nl, arith::CmpIPredicate::ne,
+            arith::AndIOp::create(nb, nl, acc[2], c(1)), c(0));
+        Value times = arith::MulIOp::create(nb, nl, acc[0], acc[1]);
+        Value result = arith::SelectOp::create(nb, nl, odd, times, acc[0]);
+        Value square = arith::MulIOp::create(nb, nl, acc[1], acc[1]);
+        Value rest = arith::ShRUIOp::create(nb, nl, acc[2], c(1));
+        scf::YieldOp::create(nb, nl, ValueRange{result, square, rest});
+      });
+  Value positive = loop.getResult(0);
+  Value eOdd =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, l, e, c(1)), c(0));
+  Value minusOne = arith::SelectOp::create(b, l, eOdd, c(-1), c(1));
+  Value isOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, c(1));
+  Value isMinusOne =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, c(-1));
+  Value negative = arith::SelectOp::create(
+      b, l, isOne, c(1),
+      arith::SelectOp::create(b, l, isMinusOne, minusOne, c(0)));
+  Value eNegative =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, e, c(0));
+  return arith::SelectOp::create(b, l, eNegative, negative, positive);
+}
+
 Results PowOp::lowerToLinalg(OpBuilder &b) {
-  return lowerBinary<math::PowFOp>(b, *this);
+  if (isa<FloatType>(getLhs().getType().getElementType()))
+    return lowerBinary<math::PowFOp>(b, *this);
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), getOperands(),
+      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (isa<IntegerType>(a[1].getType()))
+          return intPower(nb, l, a[0], a[1]);
+        // An f32 exponent: numpy's power in f64, truncated toward zero.
+        Type f64 = nb.getF64Type();
+        Value x = arith::SIToFPOp::create(nb, l, f64, a[0]);
+        Value e = arith::ExtFOp::create(nb, l, f64, a[1]);
+        return arith::FPToSIOp::create(nb, l, a[0].getType(),
+                                       math::PowFOp::create(nb, l, x, e));
+      })};
 }
 
 /// An elementwise op of one operand with the given scalar body.

@@ -158,13 +158,35 @@ NN_BINARY_OP(AddOp, "nn.add")
 NN_BINARY_OP(SubOp, "nn.sub")
 NN_BINARY_OP(MulOp, "nn.mul")
 NN_BINARY_OP(DivOp, "nn.div")
-NN_BINARY_OP(PowOp, "nn.pow")
 NN_BINARY_OP(MinOp, "nn.min")
 NN_BINARY_OP(MaxOp, "nn.max")
 NN_INFER_BROADCAST(ModOp, "nn.mod")
 NN_INFER_BROADCAST(LogicalOp, "nn.logical")
 #undef NN_BINARY_OP
 #undef NN_INFER_BROADCAST
+
+/// nn.pow: the base's type; an integer base may take an f32 exponent.
+LogicalResult PowOp::inferReturnTypes(MLIRContext *ctx,
+                                      std::optional<Location> loc,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &results) {
+  auto lt = rankedType(operands[0]), rt = rankedType(operands[1]);
+  Type base = lt.getElementType(), exp = rt.getElementType();
+  if (base != exp && !(isa<IntegerType>(base) && exp.isF32()))
+    return emitOptionalError(loc, "nn.pow exponent of type ", exp,
+                             " for a base of type ", base,
+                             " (the base's type, or f32 for an integer base)");
+  auto shape = broadcastShapes(lt.getShape(), rt.getShape());
+  if (failed(shape))
+    return emitOptionalError(
+        loc, "nn.pow operands do not broadcast: ", shapeStr(lt.getShape()),
+        " and ", shapeStr(rt.getShape()));
+  results.push_back(tensorOf(*shape, base));
+  return success();
+}
+
+LogicalResult PowOp::verify() { return success(); }
 
 LogicalResult ModOp::verify() {
   if (!getFmod() && isa<FloatType>(getLhs().getType().getElementType()))

@@ -133,7 +133,27 @@ class NN_BroadcastBinaryOp<string mnemonic, string onnxName, string expr,
 def NN_DivOp : NN_BroadcastBinaryOp<"div", "Div", "lhs / rhs", NN_NumericTensor,
     "f32, or on i64 truncating toward zero (a zero divisor gives 0 instead "
     "of trapping; the minimum divided by -1 wraps)">;
-def NN_PowOp : NN_BroadcastBinaryOp<"pow", "Pow", "pow(lhs, rhs)">;
+def NN_PowOp : NN_DiffOp<"pow"> {
+  let summary = "Elementwise Pow with numpy broadcasting";
+  let description = [{
+    ONNX `Pow`: `pow(lhs, rhs)` elementwise with multidirectional (numpy)
+    broadcasting; the result has the base's (`lhs`) type. On f32 (both
+    f32) it is `powf` (a negative base with a non-integer exponent gives
+    NaN). An i64 or i32 base takes an exponent of its own type, giving the
+    exact integer power (wrapping on overflow, as numpy; a negative
+    exponent gives 0, except for bases 1 and -1), or an f32 exponent,
+    applied in f64 and truncated toward zero (numpy's `power` then
+    `astype`). Only the f32 form has a gradient.
+
+    ```mlir
+    %y = nn.pow %a, %b : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+    %n = nn.pow %i, %e : (tensor<3xi64>, tensor<3xf32>) -> tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins NN_NumericTensor:$lhs, NN_NumericTensor:$rhs);
+  let results = (outs NN_NumericTensor:$result);
+  let hasVerifier = 1;
+}
 def NN_MinOp : NN_BroadcastBinaryOp<"min", "Min", "min(lhs, rhs)",
     NN_NumericTensor, "f32 (NaN propagates; the gradient of a tie is split "
     "in halves, as PyTorch's minimum) or i64 (signed)">;

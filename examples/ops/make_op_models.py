@@ -78,6 +78,8 @@ Families (file ``<name>.onnx`` in --out-dir):
   clip_tile        Clip with computed bounds and of int64; Tile of the
                    input, of a parameter and to the run-time batch;
                    GatherElements at run-time indices            (opset 13)
+  pow_types        Pow of int64 bases with int64, int32 (negative too) and
+                   float exponents; a float base with an int64 one (opset 15)
   unary_opset6     Abs, Sqrt, Neg, Exp, Sigmoid, Tanh, LeakyRelu, Relu,
                    HardSigmoid, Log at opset 6                    (opset 6)
   hard_activations_opset10
@@ -850,6 +852,22 @@ def clip_tile(b):
     return b.model("clip_tile", [(x, [B, 3, 4])], y, [B, 6, 4], 13)
 
 
+def pow_types(b):
+    """Pow of int64 bases: int64 and int32 exponents (exact, negative ones
+    too), a float exponent (in f64, truncated); a float base with an int64
+    exponent."""
+    x = "x"                                                             # [B,4]
+    xi = b.node("Cast", [b.node("Mul", [x, b.scalar(3.0)])], to=TensorProto.INT64)
+    pos = b.node("Pow", [xi, b.const("e64", np.array([0, 1, 2, 3], np.int64))])
+    e32 = b.node("Pow", [xi, b.const("e32", np.array([3, 2, 1, 0], np.int32))])
+    one_up = b.node("Clip", [xi, b.scalar(1, np.int64), b.scalar(4, np.int64)])
+    neg = b.node("Pow", [b.node("Neg", [one_up]), b.const("eneg", np.array([-1, -2, -3, -1], np.int64))])
+    flt = b.node("Pow", [b.node("Abs", [xi]), b.const("ef", np.array([0.5, 1.5, 2.0, 2.5], np.float32))])
+    fi = b.node("Pow", [x, b.const("efi", np.array([1, 2, 3, 2], np.int64))])
+    y = b.sum(*[b.node("Cast", [v], to=F) for v in [pos, e32, neg, flt]], fi)
+    return b.model("pow_types", [(x, [B, 4])], y, [B, 4], 15)
+
+
 def unary_opset6(b):
     """A model of opset 6: the unary operators whose semantics start there
     (a chain: Add only exists from opset 7 on)."""
@@ -1038,7 +1056,7 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,
             hard_activations,
             hard_activations_opset10, recurrent, lstm_small, int32_input,
-            scatter_nd_const, clip_tile, unary_opset6]
+            scatter_nd_const, clip_tile, unary_opset6, pow_types]
 
 
 def main():

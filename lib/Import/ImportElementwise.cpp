@@ -24,10 +24,17 @@ FailureOr<Value> importPow(NodeImporter &n) {
   if (failed(x) || failed(y))
     return failure();
   Value e = *y;
-  // ONNX allows an integer exponent; nn.pow computes in f32.
-  if (!cast<RankedTensorType>(e.getType()).getElementType().isF32()) {
-    FailureOr<Value> c = n.build<nn::CastOp>(
-        {e}, {n.b.getNamedAttr("to", TypeAttr::get(n.b.getF32Type()))});
+  // ONNX's exponent may have another type than the base: an integer one of
+  // a float base is cast to f32 (exact below 2^24), one of an integer base
+  // to the base's type; an f32 exponent of an integer base stays (nn.pow
+  // applies it in f64).
+  Type base = getElementTypeOrSelf(x->getType());
+  Type exp = getElementTypeOrSelf(e.getType());
+  Type want =
+      isa<FloatType>(base) || exp.isF32() ? Type(n.b.getF32Type()) : base;
+  if (exp != want && !exp.isSignlessInteger(1)) {
+    FailureOr<Value> c =
+        n.build<nn::CastOp>({e}, {n.b.getNamedAttr("to", TypeAttr::get(want))});
     if (failed(c))
       return failure();
     e = *c;
@@ -393,8 +400,12 @@ void registerElementwiseOps(OpRegistry &r) {
          {"", "`nn.pow`",
           "base (`g e a^(e-1)`) and exponent (`g y log a`, 0 where `a = 0`); "
           "none for a constant exponent",
-          "float base; an `int64` exponent is cast to f32. `powf` semantics "
-          "(negative base with a non-integer exponent gives NaN)"}});
+          "float base with a float exponent (`powf`: a negative base with a "
+          "non-integer exponent gives NaN) or an int64/int32 one (cast to "
+          "f32); int64/int32 base with an integer exponent (exact power, "
+          "wrapping; a negative exponent gives 0 but for bases 1 and -1) or "
+          "a float one (computed in f64, truncated toward zero, as numpy); "
+          "the result has the base's type"}});
   r.add({"Relu",
          6,
          {},

@@ -27,8 +27,8 @@ func.func @float_mod_sign_of_divisor(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @pow_stays_f32(%a: tensor<4xi64>) -> tensor<4xi64> {
-  // expected-error@+1 {{'nn.pow' op operand #0 must be ranked tensor of 32-bit float values}}
-  %0 = nn.pow %a, %a : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
-  return %0 : tensor<4xi64>
+func.func @pow_not_bool(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error@+1 {{'nn.pow' op operand #0 must be ranked tensor of}}
+  %0 = nn.pow %a, %a : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
 }
