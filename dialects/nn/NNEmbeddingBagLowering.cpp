@@ -66,15 +66,7 @@ std::pair<Value, Value> bagBounds(OpBuilder &b, Location l, Value ids,
 /// Row `j`'s table row index: the id, negative ones from the end, checked.
 Value tableRow(OpBuilder &b, Location l, Value ids, Value j, int64_t rows) {
   Value id = tensor::ExtractOp::create(b, l, ids, j);
-  Value wrapped = wrapNegativeIndex(b, l, id, rows);
-  Type t = id.getType();
-  Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 0));
-  Value size = arith::ConstantOp::create(b, l, b.getIntegerAttr(t, rows));
-  Value ok = arith::AndIOp::create(
-      b, l, cmp(b, l, arith::CmpIPredicate::sge, wrapped, zero),
-      cmp(b, l, arith::CmpIPredicate::slt, wrapped, size));
-  cf::AssertOp::create(b, l, ok, "EmbeddingBag: id out of range");
-  return toIndex(b, l, wrapped);
+  return checkedIndex(b, l, id, rows, "EmbeddingBag: id out of range");
 }
 
 /// The offsets, sizes and strides of row `row` of the 2-D `matrix`.

@@ -29,23 +29,6 @@ int64_t normalizedAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// Index `index` (i64 or i32) of a dim of size `size` wrapped from the end
-/// and checked to lie in [0, size): an out-of-range index stops the program
-/// rather than reading or writing out of bounds.
-Value checkedIndex(OpBuilder &b, Location l, Value index, int64_t size,
-                   StringRef what) {
-  Value wrapped = wrapNegativeIndex(b, l, index, size);
-  Type it = index.getType();
-  Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(it, 0));
-  Value bound = arith::ConstantOp::create(b, l, b.getIntegerAttr(it, size));
-  Value inRange = arith::AndIOp::create(
-      b, l,
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, wrapped, zero),
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, wrapped, bound));
-  cf::AssertOp::create(b, l, inRange, what);
-  return arith::IndexCastOp::create(b, l, b.getIndexType(), wrapped);
-}
-
 /// Asserts that the indices' dims other than `axis` fit the data's (ONNX
 /// lets them be smaller); only dims not known statically are checked here.
 void checkIndexDims(OpBuilder &b, Location l, Value indices, Value data,

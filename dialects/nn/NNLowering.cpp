@@ -1630,24 +1630,12 @@ Results GatherOp::lowerToLinalg(OpBuilder &b) {
           [&](OpBuilder &nb, Location l, ValueRange a) {
             // ONNX allows negative indices; anything else out of range is
             // an error, not a silent out-of-bounds read.
-            Value wrapped = wrapNegativeIndex(nb, l, a[0], axisSize);
-            Type it = a[0].getType(); // i64 or i32
-            Value size = arith::ConstantOp::create(
-                nb, l, nb.getIntegerAttr(it, axisSize));
-            Value zero =
-                arith::ConstantOp::create(nb, l, nb.getIntegerAttr(it, 0));
-            Value inRange = arith::AndIOp::create(
-                nb, l,
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, wrapped,
-                                      zero),
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, wrapped,
-                                      size));
-            cf::AssertOp::create(nb, l, inRange, "Gather: index out of range");
+            Value row = checkedIndex(nb, l, a[0], axisSize,
+                                     "Gather: index out of range");
             SmallVector<Value> coords;
             for (int64_t j = 0; j < dataRank; ++j) {
               if (j == axis)
-                coords.push_back(arith::IndexCastOp::create(
-                    nb, l, nb.getIndexType(), wrapped));
+                coords.push_back(row);
               else
                 coords.push_back(linalg::IndexOp::create(
                     nb, l, j < axis ? j : j - 1 + idxRank));

@@ -4,6 +4,7 @@
 #include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -168,6 +169,20 @@ Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
   return arith::SelectOp::create(
       b, loc, neg, arith::AddIOp::create(b, loc, index, n), index);
+}
+
+Value checkedIndex(OpBuilder &b, Location loc, Value index, int64_t size,
+                   StringRef message) {
+  Value wrapped = wrapNegativeIndex(b, loc, index, size);
+  Type t = index.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
+  Value bound = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, size));
+  Value inRange = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, wrapped, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, wrapped, bound));
+  cf::AssertOp::create(b, loc, inRange, message);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), wrapped);
 }
 
 OpFoldResult tensorDim(OpBuilder &b, Location loc, Value v, int64_t d) {

@@ -80,6 +80,14 @@ mlir::Value buildMappedElementwise(
 mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value index, int64_t size);
 
+/// `index` (i64 or i32) into a dim of size `size` as an `index`: negative
+/// ones wrapped from the end, and checked to lie in [0, size) (a cf.assert
+/// with `message`), so a bad index stops the program instead of reading or
+/// writing out of bounds.
+mlir::Value checkedIndex(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value index, int64_t size,
+                         llvm::StringRef message);
+
 /// Dim `d` of the ranked tensor `v`: a constant index when static, else a
 /// tensor.dim.
 mlir::OpFoldResult tensorDim(mlir::OpBuilder &b, mlir::Location loc,
