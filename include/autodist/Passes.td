@@ -187,6 +187,39 @@ def ExplainStrategy : Pass<"dist-explain", "mlir::ModuleOp"> {
   ];
 }
 
+def Partition : Pass<"dist-partition", "mlir::ModuleOp"> {
+  let summary = "Split partitioned parameters into their shards";
+  let description = [{
+    Carries out the `#dist.partition` of every parameter whose node config
+    has one, before `dist-synchronize` gives each shard its synchronizer.
+    When every shard is all-reduced, each rank keeps the whole parameter and
+    one update: the raw gradient (before gradient transforms such as
+    clipping) is sliced along the partition axis and put back together by a
+    `tensor.concat` tagged `dist.shards` (the shards' names, in order).
+    When a shard lives on a parameter server, the update itself is split:
+    one optimizer update per shard on slices of every parameter-shaped
+    operand (parameter, gradient, optimizer state; scalars shared), tagged
+    `dist.shard = {part, axis, offset, size}`, and the results
+    concatenated back. `dist-synchronize` reads the tags and removes them,
+    so its output is the same as when it split the parameters itself. A
+    parameter already split is left alone.
+
+    ```mlir
+    // w: partition = #dist.partition<[2, 1]>, both shards all-reduced
+    %u = nn.sgd_update %w, %gw, %lr : ...
+    // becomes
+    %g0 = tensor.extract_slice %gw[0, 0] [4, 4] [1, 1]
+        : tensor<8x4xf32> to tensor<4x4xf32>
+    %g1 = tensor.extract_slice %gw[4, 0] [4, 4] [1, 1]
+        : tensor<8x4xf32> to tensor<4x4xf32>
+    %g = tensor.concat dim(0) %g0, %g1 {dist.shards = ["w/part_0", "w/part_1"]}
+        : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    %u = nn.sgd_update %w, %g, %lr : ...
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
   let summary = "Insert the communication the strategy asks for";
   let description = [{
@@ -197,12 +230,14 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     `powersgd_rank`); the loss (result tagged
     `nn.loss`) joins the first uncompressed bucket (one of its own when all
     are compressed) so that every rank returns the exact mean loss over the
-    global batch. A partitioned gradient is sliced into its
-    shards along the partition axis, each shard reduced in its own group's
-    bucket, and the shards concatenated back. A parameter (or shard) on a
+    global batch. Partitioned parameters must have been split by
+    `dist-partition`: each shard of a sliced gradient (a `tensor.concat`
+    tagged `dist.shards`) is reduced in its own group's bucket, each shard
+    update (tagged `dist.shard`) is synchronized as its shard's config says,
+    and the tags are removed. A parameter (or shard) on a
     synchronous parameter server `S`: its gradient joins S's bucketed
     `dist.reduce mean` to S, the optimizer update runs (meaningful on S
-    only; a partitioned parameter's update is split into one per shard), and
+    only), and
     the updated value joins S's bucketed `dist.broadcast` from S; without
     all-reduce buckets the loss rides in the first server's bucket. State
     of server-held parameters is tagged `dist.owners` (for checkpoints).

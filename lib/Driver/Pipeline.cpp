@@ -71,6 +71,8 @@ LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
 
 LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   PassManager pm(module.getContext());
+  // Shards first: dist-synchronize gives each its own synchronizer.
+  pm.addPass(createPartition());
   pm.addPass(createSynchronize());
   // Takes the stale gradients out of the buckets dist-synchronize made.
   pm.addPass(createStalenessPipeline());

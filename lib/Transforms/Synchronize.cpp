@@ -4,10 +4,12 @@
 // (OptimizerUpdateOpInterface) and synchronizes it as the parameter's node
 // config in #dist.strategy says. All-reduce gradients of one group become a
 // single bucketed dist.all_reduce; parameters (or shards) on parameter
-// servers are handed to ParameterServerSync (SynchronizePS.cpp).
+// servers are handed to ParameterServerSync (SynchronizePS.cpp). Partitioned
+// parameters come split into shards by dist-partition (Partition.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Partition.h"
 #include "SynchronizePS.h"
 
 #include "autodist/Passes.h"
@@ -49,57 +51,36 @@ struct BucketKey {
   }
 };
 
-/// The ONNX name of the parameter `v`, if it is a tagged argument of `func`.
-StringAttr paramName(func::FuncOp func, Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || arg.getOwner() != &func.getBody().front())
-    return {};
-  return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.param");
-}
-
 /// The bucket of an all-reduce synchronizer.
 BucketKey bucketOf(Attribute sync) {
   auto ar = cast<dist::AllReduceSynchronizerAttr>(sync);
   return BucketKey{ar.getGroup(), ar.getCompressor(), ar.getRank()};
 }
 
-/// A partitioned gradient: sliced into its shards along the partition axis
-/// and put back together by a tensor.concat whose operands (the shards) join
-/// their own groups' buckets, so each shard is reduced with its group.
-void splitIntoShards(Operation *update, dist::NodeConfigAttr node,
-                     OpOperand &use, std::map<BucketKey, Bucket> &buckets) {
-  dist::PartitionAttr p = node.getPartition();
-  Value grad = use.get();
-  auto type = cast<RankedTensorType>(grad.getType());
-  int64_t axis = p.getAxis();
-  SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
-  SmallVector<BucketKey> groups;
-  for (Attribute part : node.getParts())
-    groups.push_back(
-        bucketOf(cast<dist::NodeConfigAttr>(part).getSynchronizer()));
-  OpBuilder b(update->getContext());
-  if (Operation *def = grad.getDefiningOp())
-    b.setInsertionPointAfter(def);
+/// The config of shard `part` of `node`, with an error on `op` if it has
+/// none.
+FailureOr<dist::NodeConfigAttr>
+shardConfig(Operation *op, dist::NodeConfigAttr node, Attribute part) {
+  auto name = dyn_cast_or_null<StringAttr>(part);
+  if (name && node.getParts())
+    for (Attribute a : node.getParts())
+      if (auto c = cast<dist::NodeConfigAttr>(a); c.getVarName() == name)
+        return c;
+  InFlightDiagnostic d = op->emitOpError("shard ");
+  if (name)
+    d << "'" << name.getValue() << "'";
   else
-    b.setInsertionPoint(update);
-  Location loc = update->getLoc();
-  SmallVector<Value> shards;
-  int64_t offset = 0;
-  for (int64_t size : sizes) {
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> extents,
-        strides(type.getRank(), b.getIndexAttr(1));
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      extents.push_back(b.getIndexAttr(d == axis ? size : type.getDimSize(d)));
-    offsets[axis] = b.getIndexAttr(offset);
-    shards.push_back(tensor::ExtractSliceOp::create(b, loc, grad, offsets,
-                                                    extents, strides));
-    offset += size;
-  }
-  auto whole = tensor::ConcatOp::create(b, loc, axis, shards);
-  use.set(whole);
-  for (auto [i, g] : llvm::enumerate(groups))
-    buckets[g].uses.push_back(&whole->getOpOperand(i));
+    d << part;
+  return d << " of parameter '" << node.getVarName()
+           << "' has no node config in the strategy";
+}
+
+/// The error for a partitioned parameter that dist-partition did not split.
+LogicalResult notSplit(Operation *update, StringRef name) {
+  return update->emitOpError("parameter '")
+         << name
+         << "' is partitioned, but its update is not split into shards "
+            "(run dist-partition first)";
 }
 
 /// Groups every all-reduce gradient of `step` into buckets by its group and
@@ -108,7 +89,7 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
                              std::map<BucketKey, Bucket> &buckets,
                              ParameterServerSync &ps) {
   WalkResult r = step.walk([&](nn::OptimizerUpdateOpInterface update) {
-    StringAttr name = paramName(step, update.getUpdatedParam());
+    StringAttr name = updatedParamName(step, update);
     if (!name) {
       update->emitOpError("updates a value that is not a tagged parameter");
       return WalkResult::interrupt();
@@ -119,27 +100,55 @@ LogicalResult collectBuckets(func::FuncOp step, dist::StrategyAttr strategy,
           << name.getValue() << "' has no node config in the strategy";
       return WalkResult::interrupt();
     }
-    if (usesParameterServer(node)) {
-      auto allReduceShard = [&](Operation *, StringRef, Attribute sync,
-                                OpOperand &use) -> LogicalResult {
-        buckets[bucketOf(sync)].uses.push_back(&use);
-        return success();
-      };
-      if (failed(ps.add(update, name.getValue(), node, allReduceShard)))
+    auto allReduceShard = [&](Operation *, StringRef, Attribute sync,
+                              OpOperand &use) -> LogicalResult {
+      buckets[bucketOf(sync)].uses.push_back(&use);
+      return success();
+    };
+    // A shard's own update (dist-partition split it: a shard is on a
+    // parameter server).
+    if (auto shard = update->getAttrOfType<DictionaryAttr>(kShardAttrName)) {
+      update->removeAttr(kShardAttrName);
+      FailureOr<dist::NodeConfigAttr> part =
+          shardConfig(update, node, shard.get("part"));
+      if (failed(part) || failed(ps.addShard(update, name.getValue(), *part,
+                                             shard, allReduceShard)))
         return WalkResult::interrupt();
-      return WalkResult::advance(); // the walk survives erasing `update`
+      return WalkResult::advance();
+    }
+    if (usesParameterServer(node)) {
+      if (node.getPartition()) {
+        (void)notSplit(update, name.getValue());
+        return WalkResult::interrupt();
+      }
+      if (failed(ps.add(update, name.getValue(), node)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
     }
     // Reduce raw gradients, before any transform (e.g. clipping) that
     // needs the global values.
-    OpOperand *use = &update.getGradOperand();
-    while (auto t = dyn_cast_or_null<nn::GradientTransformOpInterface>(
-               use->get().getDefiningOp()))
-      use = &t.getSourceGradient(cast<OpResult>(use->get()).getResultNumber());
+    OpOperand *use = &rawGradientUse(update);
     if (!node.getPartition()) {
       buckets[bucketOf(node.getSynchronizer())].uses.push_back(use);
       return WalkResult::advance();
     }
-    splitIntoShards(update, node, *use, buckets);
+    // A sliced gradient: each shard joins its own group's bucket.
+    Operation *whole = use->get().getDefiningOp();
+    auto names =
+        whole ? whole->getAttrOfType<ArrayAttr>(kShardsAttrName) : ArrayAttr();
+    if (!names) {
+      (void)notSplit(update, name.getValue());
+      return WalkResult::interrupt();
+    }
+    whole->removeAttr(kShardsAttrName);
+    for (auto [i, partName] : llvm::enumerate(names)) {
+      FailureOr<dist::NodeConfigAttr> part =
+          shardConfig(update, node, partName);
+      if (failed(part))
+        return WalkResult::interrupt();
+      buckets[bucketOf(part->getSynchronizer())].uses.push_back(
+          &whole->getOpOperand(i));
+    }
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -190,16 +199,11 @@ struct SynchronizePass
     : public autodist::impl::SynchronizeBase<SynchronizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto strategy = module->getAttrOfType<dist::StrategyAttr>("dist.strategy");
-    if (!strategy) {
-      module.emitError("no dist.strategy attribute (run dist-strategy first)");
+    FailureOr<StrategyAndStep> found = strategyAndStep(module, "synchronize");
+    if (failed(found))
       return signalPassFailure();
-    }
-    auto step = module.lookupSymbol<func::FuncOp>("train_step");
-    if (!step) {
-      module.emitError("no @train_step to synchronize");
-      return signalPassFailure();
-    }
+    dist::StrategyAttr strategy = found->strategy;
+    func::FuncOp step = found->step;
     std::map<BucketKey, Bucket> buckets;
     ParameterServerSync ps(step);
     if (failed(collectBuckets(step, strategy, buckets, ps)))

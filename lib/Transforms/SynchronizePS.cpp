@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "SynchronizePS.h"
+#include "Partition.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace autodist;
@@ -34,12 +34,11 @@ synchronousServer(Operation *update, StringRef var, Attribute sync) {
   return ps;
 }
 
-/// Fails when the gradient of `update` was transformed on its way (e.g.
+/// Fails when the gradient `grad` of `update` was transformed on its way (e.g.
 /// clipped by the global norm): the transform needs every reduced gradient
 /// on every rank, and a parameter server delivers each only to its owner.
-LogicalResult checkRawGradient(nn::OptimizerUpdateOpInterface update,
-                               StringRef var) {
-  Operation *def = update.getGradOperand().get().getDefiningOp();
+LogicalResult checkRawGradient(Operation *update, Value grad, StringRef var) {
+  Operation *def = grad.getDefiningOp();
   if (!isa_and_nonnull<nn::GradientTransformOpInterface>(def))
     return success();
   return update->emitOpError("parameter '")
@@ -50,27 +49,35 @@ LogicalResult checkRawGradient(nn::OptimizerUpdateOpInterface update,
 }
 
 /// The result of `update` that `@train_step` returns as the new value of
-/// parameter `var` (result tagged `nn.param_out`).
+/// parameter `var` (result tagged `nn.param_out`), directly or, for a
+/// shard's update, as an operand of the tensor.concat of the shards.
 FailureOr<unsigned> newParamResult(func::FuncOp step, Operation *update,
-                                   StringRef var) {
+                                   StringRef var, bool shard) {
   Operation *ret = step.getBody().front().getTerminator();
   for (OpOperand &o : ret->getOpOperands()) {
     auto tag = step.getResultAttrOfType<StringAttr>(o.getOperandNumber(),
                                                     "nn.param_out");
-    if (tag && tag.getValue() == var && o.get().getDefiningOp() == update)
+    if (!tag || tag.getValue() != var)
+      continue;
+    if (o.get().getDefiningOp() == update)
       return cast<OpResult>(o.get()).getResultNumber();
+    if (auto concat = o.get().getDefiningOp<tensor::ConcatOp>();
+        shard && concat)
+      for (Value v : concat.getInputs())
+        if (v.getDefiningOp() == update)
+          return cast<OpResult>(v).getResultNumber();
   }
   return update->emitOpError("the new value of parameter '")
          << var << "' is not returned by @train_step as its 'nn.param_out'";
 }
 
 /// Records that the part `piece` of every optimizer-state operand of
-/// `update` is meaningful only on the owner of the piece's device: appended
-/// to the state argument's `dist.owners`.
-void tagStateOwners(func::FuncOp step, Operation *update,
-                    DictionaryAttr piece) {
+/// `update` (a slice of it, for a shard's update) is meaningful only on the
+/// owner of the piece's device: appended to the state argument's `dist.owners`.
+void tagStateOwners(func::FuncOp step, Operation *update, DictionaryAttr piece,
+                    bool shard) {
   for (Value v : update->getOperands()) {
-    auto arg = dyn_cast<BlockArgument>(v);
+    auto arg = dyn_cast<BlockArgument>(shard ? throughSlice(v) : v);
     if (!arg || arg.getOwner() != &step.getBody().front() ||
         !step.getArgAttr(arg.getArgNumber(), "nn.state"))
       continue;
@@ -137,101 +144,54 @@ ParameterServerSync::bucketOf(dist::PSSynchronizerAttr ps) {
 
 LogicalResult ParameterServerSync::add(nn::OptimizerUpdateOpInterface update,
                                        StringRef name,
-                                       dist::NodeConfigAttr node,
-                                       AllReduceFn allReduce) {
-  if (failed(checkRawGradient(update, name)))
+                                       dist::NodeConfigAttr node) {
+  if (failed(checkRawGradient(update, update.getGradOperand().get(), name)))
     return failure();
-  if (node.getPartition())
-    return addPartitioned(update, name, node, allReduce);
   FailureOr<dist::PSSynchronizerAttr> ps =
       synchronousServer(update, name, node.getSynchronizer());
   if (failed(ps))
     return failure();
-  return addWhole(update, name, *ps);
-}
-
-LogicalResult
-ParameterServerSync::addWhole(nn::OptimizerUpdateOpInterface update,
-                              StringRef name, dist::PSSynchronizerAttr ps) {
-  FailureOr<unsigned> out = newParamResult(step, update, name);
+  FailureOr<unsigned> out = newParamResult(step, update, name, false);
   if (failed(out))
     return failure();
-  Bucket &bucket = bucketOf(ps);
+  Bucket &bucket = bucketOf(*ps);
   bucket.pushes.push_back(&update.getGradOperand());
   bucket.pulls.push_back(update->getResult(*out));
   Builder b(step.getContext());
-  tagStateOwners(step, update, ownerPiece(b, ps.getServer(), std::nullopt));
+  tagStateOwners(step, update, ownerPiece(b, ps->getServer(), std::nullopt),
+                 /*shard=*/false);
   return success();
 }
 
 LogicalResult
-ParameterServerSync::addPartitioned(nn::OptimizerUpdateOpInterface update,
-                                    StringRef name, dist::NodeConfigAttr node,
-                                    AllReduceFn allReduce) {
+ParameterServerSync::addShard(nn::OptimizerUpdateOpInterface update,
+                              StringRef name, dist::NodeConfigAttr part,
+                              DictionaryAttr piece, AllReduceFn allReduce) {
   Operation *op = update;
-  FailureOr<unsigned> out = newParamResult(step, op, name);
+  OpOperand &grad = update.getGradOperand();
+  if (failed(checkRawGradient(op, throughSlice(grad.get()), name)))
+    return failure();
+  FailureOr<unsigned> out = newParamResult(step, op, name, /*shard=*/true);
   if (failed(out))
     return failure();
-  auto type = cast<RankedTensorType>(update.getUpdatedParam().getType());
-  for (Type t : op->getResultTypes())
-    if (t != type)
-      return op->emitOpError("cannot be split into shards of parameter '")
-             << name << "': result type " << t << " is not " << type;
-  dist::PartitionAttr p = node.getPartition();
-  int64_t axis = p.getAxis();
-  SmallVector<int64_t> sizes = p.shardSizes(type.getDimSize(axis));
-
-  // One update per shard: every parameter-shaped operand (parameter,
-  // gradient, optimizer state) sliced along the axis, scalars shared.
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  SmallVector<SmallVector<Value>> shardResults(op->getNumResults());
-  int64_t offset = 0;
-  for (auto [i, size] : llvm::enumerate(sizes)) {
-    auto part = cast<dist::NodeConfigAttr>(node.getParts()[i]);
-    SmallVector<int64_t> shape(type.getShape());
-    shape[axis] = size;
-    auto shardType = RankedTensorType::get(shape, type.getElementType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-        extents, strides(type.getRank(), b.getIndexAttr(1));
-    for (int64_t d : shape)
-      extents.push_back(b.getIndexAttr(d));
-    offsets[axis] = b.getIndexAttr(offset);
-    IRMapping map;
-    for (Value v : op->getOperands())
-      if (v.getType() == type && !map.contains(v))
-        map.map(v, tensor::ExtractSliceOp::create(b, loc, shardType, v, offsets,
-                                                  extents, strides)
-                       .getResult());
-    Operation *clone = b.clone(*op, map);
-    for (OpResult r : clone->getResults()) {
-      r.setType(shardType);
-      shardResults[r.getResultNumber()].push_back(r);
-    }
-    OpOperand &grad =
-        cast<nn::OptimizerUpdateOpInterface>(clone).getGradOperand();
-    if (!onServer(part.getSynchronizer())) {
-      if (failed(
-              allReduce(op, part.getVarName(), part.getSynchronizer(), grad)))
-        return failure();
-    } else {
-      FailureOr<dist::PSSynchronizerAttr> ps =
-          synchronousServer(op, part.getVarName(), part.getSynchronizer());
-      if (failed(ps))
-        return failure();
-      Bucket &bucket = bucketOf(*ps);
-      bucket.pushes.push_back(&grad);
-      bucket.pulls.push_back(clone->getResult(*out));
-      tagStateOwners(step, op,
-                     ownerPiece(b, ps->getServer(),
-                                std::array<int64_t, 3>{axis, offset, size}));
-    }
-    offset += size;
-  }
-  for (auto [r, shards] : llvm::zip(op->getResults(), shardResults))
-    r.replaceAllUsesWith(
-        tensor::ConcatOp::create(b, loc, axis, shards).getResult());
-  op->erase();
+  if (!onServer(part.getSynchronizer()))
+    return allReduce(op, part.getVarName(), part.getSynchronizer(), grad);
+  FailureOr<dist::PSSynchronizerAttr> ps =
+      synchronousServer(op, part.getVarName(), part.getSynchronizer());
+  if (failed(ps))
+    return failure();
+  Bucket &bucket = bucketOf(*ps);
+  bucket.pushes.push_back(&grad);
+  bucket.pulls.push_back(op->getResult(*out));
+  auto field = [&](StringRef f) {
+    return cast<IntegerAttr>(piece.get(f)).getInt();
+  };
+  Builder b(step.getContext());
+  tagStateOwners(step, op,
+                 ownerPiece(b, ps->getServer(),
+                            std::array<int64_t, 3>{
+                                field("axis"), field("offset"), field("size")}),
+                 /*shard=*/true);
   return success();
 }
 

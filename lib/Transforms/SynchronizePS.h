@@ -25,9 +25,8 @@ bool usesParameterServer(dist::NodeConfigAttr node);
 /// `dist.reduce mean` to S, every rank runs the optimizer update (only S's
 /// result is meaningful, and so only S's optimizer state), and the updated
 /// value joins S's bucket of a `dist.broadcast` from S, which replaces it.
-/// A partitioned parameter's update is split into one update per shard
-/// (optimizer updates are elementwise over their parameter-shaped operands),
-/// so shards on different servers, or on all-reduce, are updated apart.
+/// A partitioned parameter comes split by dist-partition into one update
+/// per shard, each synchronized as its shard's config says.
 /// Optimizer state of server-held parameters is tagged `dist.owners` for the
 /// manifest, so that checkpoints can gather it from its owners.
 class ParameterServerSync {
@@ -41,10 +40,17 @@ public:
 
   explicit ParameterServerSync(mlir::func::FuncOp step) : step(step) {}
 
-  /// Rewrites `update` of parameter `name` as `node` says.
+  /// Synchronizes `update` of the whole parameter `name` on its server
+  /// (`node`, not partitioned).
   mlir::LogicalResult add(nn::OptimizerUpdateOpInterface update,
-                          llvm::StringRef name, dist::NodeConfigAttr node,
-                          AllReduceFn allReduce);
+                          llvm::StringRef name, dist::NodeConfigAttr node);
+  /// Synchronizes `update`, the update of shard `part` (at `piece`: axis,
+  /// offset, size) of parameter `name`, on its server or, for an all-reduce
+  /// shard, through `allReduce`.
+  mlir::LogicalResult addShard(nn::OptimizerUpdateOpInterface update,
+                               llvm::StringRef name, dist::NodeConfigAttr part,
+                               mlir::DictionaryAttr piece,
+                               AllReduceFn allReduce);
   /// Whether any parameter is on a parameter server.
   bool empty() const { return buckets.empty(); }
   /// Lets the loss (`use`, a return operand) ride in the first bucket: mean
@@ -65,13 +71,6 @@ private:
   };
   using Key = std::pair<std::string, bool>; // server, local replication
 
-  mlir::LogicalResult addWhole(nn::OptimizerUpdateOpInterface update,
-                               llvm::StringRef name,
-                               dist::PSSynchronizerAttr ps);
-  mlir::LogicalResult addPartitioned(nn::OptimizerUpdateOpInterface update,
-                                     llvm::StringRef name,
-                                     dist::NodeConfigAttr node,
-                                     AllReduceFn allReduce);
   Bucket &bucketOf(dist::PSSynchronizerAttr ps);
 
   mlir::func::FuncOp step;

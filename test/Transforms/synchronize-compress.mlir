@@ -1,4 +1,4 @@
-// RUN: autodist-opt %s -split-input-file --dist-synchronize | FileCheck %s
+// RUN: autodist-opt %s -split-input-file --dist-partition --dist-synchronize | FileCheck %s
 
 // fp16: the compressed gradients of a group travel in their own bucket,
 // marked with the compressor; the loss joins the first uncompressed bucket,

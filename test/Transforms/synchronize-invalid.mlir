@@ -30,14 +30,23 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
 
 // -----
 
+// A partitioned parameter comes split by dist-partition (its real output):
+// each shard's update is synchronized by its own config.
+
 module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
     #dist.node<"w", partition = #dist.partition<[2]>, parts = [
       #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
       #dist.node<"w/part_1", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 2>>]>]>} {
   func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    %w0 = tensor.extract_slice %w[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+    %g0 = tensor.extract_slice %g[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+    %0 = nn.sgd_update %w0, %g0, %lr {dist.shard = {axis = 0 : i64, offset = 0 : i64, part = "w/part_0", size = 2 : i64}} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+    %w1 = tensor.extract_slice %w[2] [2] [1] : tensor<4xf32> to tensor<2xf32>
+    %g1 = tensor.extract_slice %g[2] [2] [1] : tensor<4xf32> to tensor<2xf32>
     // expected-error@+1 {{parameter 'w/part_1' uses a parameter server with staleness 2, which is not implemented; use staleness = 0}}
-    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-    return %0 : tensor<4xf32>
+    %1 = nn.sgd_update %w1, %g1, %lr {dist.shard = {axis = 0 : i64, offset = 2 : i64, part = "w/part_1", size = 2 : i64}} : (tensor<2xf32>, tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+    %concat = tensor.concat dim(0) %0, %1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    return %concat : tensor<4xf32>
   }
 }
 
@@ -65,6 +74,55 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
   func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
     // expected-error@+1 {{the new value of parameter 'w' is not returned by @train_step as its 'nn.param_out'}}
     %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A partitioned parameter that dist-partition did not split (here its update
+// is whole) is not synchronized as if it were whole.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", partition = #dist.partition<[2]>, parts = [
+      #dist.node<"w/part_0", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>,
+      #dist.node<"w/part_1", #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>>]>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    // expected-error@+1 {{parameter 'w' is partitioned, but its update is not split into shards (run dist-partition first)}}
+    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// The same for an all-reduced partition: its gradient is not sliced.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", partition = #dist.partition<[2]>, parts = [
+      #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
+      #dist.node<"w/part_1", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    // expected-error@+1 {{parameter 'w' is partitioned, but its update is not split into shards (run dist-partition first)}}
+    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A shard tag must name a shard of the parameter's config.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", partition = #dist.partition<[2]>, parts = [
+      #dist.node<"w/part_0", #dist.allreduce<spec = auto, compressor = none, group = 0>>,
+      #dist.node<"w/part_1", #dist.allreduce<spec = auto, compressor = none, group = 0>>]>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    %g0 = tensor.extract_slice %g[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+    %g1 = tensor.extract_slice %g[2] [2] [1] : tensor<4xf32> to tensor<2xf32>
+    %gs = tensor.concat dim(0) %g0, %g1 {dist.shards = ["w/part_0", "w/part_7"]} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    // expected-error@+1 {{shard 'w/part_7' of parameter 'w' has no node config in the strategy}}
+    %0 = nn.sgd_update %w, %gs, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
 }

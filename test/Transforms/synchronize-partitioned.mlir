@@ -1,4 +1,4 @@
-// RUN: autodist-opt %s --autodist-build-train-step --dist-strategy="builder=partitioned-ar chunk-size=3" --dist-synchronize | FileCheck %s
+// RUN: autodist-opt %s --autodist-build-train-step --dist-strategy="builder=partitioned-ar chunk-size=3" --dist-partition --dist-synchronize | FileCheck %s
 
 // A partitioned gradient is sliced along the partition axis, each shard
 // reduced in its own group's bucket, and the shards concatenated back

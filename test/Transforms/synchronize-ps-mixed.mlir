@@ -1,4 +1,4 @@
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=adam" --dist-synchronize | FileCheck %s
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=adam" --dist-partition --dist-synchronize | FileCheck %s
 
 // Mixed synchronizers in one program: w is split along axis 1 into an
 // all-reduce shard (3 columns, group 0, with b and the loss) and a shard on
