@@ -206,8 +206,6 @@ ClusterAttr ClusterAttr::getLocal(MLIRContext *ctx) {
 
 LogicalResult PSSynchronizerAttr::verify(EmitFn emitError, StringRef server,
                                          bool, bool sync, int64_t staleness) {
-  if (server.empty())
-    return emitError() << "parameter server field 'server' is empty";
   if (staleness < 0)
     return emitError() << "parameter server field 'staleness' must be >= 0, "
                           "got "

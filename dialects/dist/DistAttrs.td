@@ -145,17 +145,20 @@ def Dist_PSSynchronizerAttr : Dist_Attr<"PSSynchronizer", "ps",
     AutoDist's `PSSynchronizer`: gradients go to the server device, which
     applies the update; `local_replication` keeps a proxy copy per node;
     `sync = false` is asynchronous; `staleness` bounds how far workers may
-    drift (needs `sync`).
+    drift (needs `sync`). Without `server` the variable is on a parameter
+    server not chosen yet: `dist-place` chooses it (the load-balancing
+    builders leave it to that pass).
 
     ```mlir
     #dist.ps<server = "localhost:CPU:0", local_replication = false, sync = true, staleness = 0>
+    #dist.ps<local_replication = false, sync = true, staleness = 0>
     ```
   }];
-  let parameters = (ins StringRefParameter<"server device">:$server,
-                        "bool":$local_replication, "bool":$sync,
-                        "int64_t":$staleness);
+  let parameters = (ins
+      StringRefParameter<"server device (empty: not placed yet)", "\"\"">:$server,
+      "bool":$local_replication, "bool":$sync, "int64_t":$staleness);
   let assemblyFormat = [{
-    `<` `server` `=` $server `,` `local_replication` `=` $local_replication `,`
+    `<` (`server` `=` $server^ `,` ` `)? `local_replication` `=` $local_replication `,`
     `sync` `=` $sync `,` `staleness` `=` $staleness `>`
   }];
   let genVerifyDecl = 1;

@@ -25,8 +25,8 @@ def Dist_SynchronizerAttrInterface
       "std::string", "getExplainLabel">,
     InterfaceMethod<
       "The device of the server that holds the value and applies the "
-      "update, for synchronizers with one; none for collectives over all "
-      "ranks.",
+      "update, for synchronizers with one (empty while it is not placed "
+      "yet, before dist-place); none for collectives over all ranks.",
       "std::optional<::llvm::StringRef>", "getServerDevice">,
     InterfaceMethod<
       "The all-reduce group (one bucket per group) for synchronizers that "

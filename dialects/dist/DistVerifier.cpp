@@ -62,7 +62,7 @@ struct StrategyChecker {
       return success();
     auto s = cast<SynchronizerAttrInterface>(sync);
     if (std::optional<StringRef> server = s.getServerDevice())
-      if (failed(checkDevice(var, "server", *server)))
+      if (!server->empty() && failed(checkDevice(var, "server", *server)))
         return failure();
     if (std::optional<int64_t> group = s.getAllReduceGroup())
       if (*group >= numVariables)

@@ -109,18 +109,18 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
     attaches the result as the module attribute `dist.strategy`:
 
     - `ps`: every variable on the first CPU device's parameter server;
-    - `ps-lb`: each variable on the least-loaded server (bytes, greedy);
+    - `ps-lb`: each variable on a parameter server;
     - `partitioned-ps` / `uneven-ps`: axis 0 split by the smallest divisor /
-      non-divisor of its size, shards on the least-loaded servers;
+      non-divisor of its size, each shard on a parameter server;
     - `allreduce`: all-reduce, `group = index / chunk-size`;
     - `partitioned-ar` / `random-axis-ar`: axis 0 / a seeded random axis
       split by its smallest divisor, all-reduce per shard;
-    - `parallax`: sparse gradients on load-balanced servers, dense ones
+    - `parallax`: sparse gradients on parameter servers, dense ones
       all-reduced.
 
-    `placement=bandwidth` places the servers' variables in proportion to
-    the bandwidth of their nodes instead of by bytes alone: largest first,
-    each on the server with the smallest (load + bytes) / bandwidth.
+    Which server holds each variable or shard of `ps-lb`,
+    `partitioned-ps`, `uneven-ps` and `parallax` is left open
+    (`#dist.ps` without `server`): `dist-place`, which runs next, chooses.
   }];
   let options = [
     Option<"builder", "builder", "std::string", "\"allreduce\"",
@@ -144,10 +144,6 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
     Option<"staleness", "staleness", "int64_t", "0",
            "parameter-server staleness bound">,
     Option<"seed", "seed", "uint64_t", "0", "seed of random-axis-ar">,
-    Option<"placement", "placement", "std::string", "\"bytes\"",
-           "parameter-server placement of ps-lb, partitioned-ps, uneven-ps "
-           "and parallax: bytes (greedy, AutoDist's) or bandwidth "
-           "(proportional to each node's network_bandwidth)">,
     Option<"pipelineDepth", "pipeline-depth", "int64_t", "0",
            "staleness of the gradients (SAPipe; 0: the strategy's own "
            "pipeline, if any)">,
@@ -165,6 +161,39 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
     Option<"staleWarmup", "stale-warmup", "int64_t", "-1",
            "synchronous warm-up steps (-1: 1 with weight prediction, else "
            "0)">
+  ];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
+def PlaceStrategy : Pass<"dist-place", "mlir::ModuleOp"> {
+  let summary = "Choose the server of every parameter server left open";
+  let description = [{
+    Gives every `#dist.ps` of the module's `dist.strategy` that has no
+    `server` one of the cluster's CPU devices (`dist.cluster`; this machine
+    when absent), as AutoDist's load-balancing builders do, and leaves the
+    rest as it is. A variable of B bytes in n shards weighs B / n per shard,
+    and a server starts with the weight of what is already placed on it.
+
+    - `placement=bytes` (AutoDist's PSLoadBalancing and PartitionedPS): in
+      program order, a variable's shards on the servers with the fewest
+      bytes so far (round-robin when there are fewer servers than shards);
+    - `placement=bandwidth`: largest first, each on the server with the
+      smallest (load + bytes) / bandwidth, a node's `network_bandwidth`
+      shared by its servers.
+
+    ```mlir
+    // a cluster of two CPU devices, w (4x3) and b (3) left open:
+    #dist.node<"w", #dist.ps<local_replication = false, sync = true, staleness = 0>>
+    #dist.node<"b", #dist.ps<local_replication = false, sync = true, staleness = 0>>
+    // placement=bytes gives w the first server and b the second:
+    #dist.node<"w", #dist.ps<server = "10.0.0.1:CPU:0", local_replication = false, sync = true, staleness = 0>>
+    #dist.node<"b", #dist.ps<server = "10.0.0.2:CPU:0", local_replication = false, sync = true, staleness = 0>>
+    ```
+  }];
+  let options = [
+    Option<"placement", "placement", "std::string", "\"bytes\"",
+           "bytes (greedy, AutoDist's) or bandwidth (proportional to each "
+           "node's network_bandwidth)">
   ];
   let dependentDialects = ["autodist::dist::DistDialect"];
 }

@@ -56,7 +56,6 @@ LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
   strategy.strategyFile = o.strategyFile;
   strategy.clusterFile = o.cluster;
   strategy.chunkSize = o.chunkSize;
-  strategy.placement = o.psPlacement;
   strategy.seed = o.seed;
   strategy.pipelineDepth = o.staleness;
   strategy.stale = o.stale;
@@ -66,6 +65,10 @@ LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
   strategy.dcLambda = o.dcLambda;
   strategy.staleWarmup = o.staleWarmup;
   pm.addPass(createApplyStrategy(strategy));
+  // The servers the builders (or the strategy file) left open.
+  PlaceStrategyOptions place;
+  place.placement = o.psPlacement;
+  pm.addPass(createPlaceStrategy(place));
   return pm.run(module);
 }
 

@@ -4,6 +4,7 @@
 #include "autodist/Strategy/Builders.h"
 #include "autodist/Strategy/ResourceSpec.h"
 #include "autodist/Strategy/StrategyFile.h"
+#include "autodist/Strategy/Variables.h"
 #include "dist/DistOps.h"
 #include "nn/NNOps.h"
 
@@ -18,35 +19,6 @@ using namespace mlir;
 using namespace autodist;
 
 namespace {
-
-/// The function whose parameters are distributed: @train_step, else
-/// @forward.
-func::FuncOp distributedFunction(ModuleOp module) {
-  if (auto f = module.lookupSymbol<func::FuncOp>("train_step"))
-    return f;
-  return module.lookupSymbol<func::FuncOp>("forward");
-}
-
-/// Whether some use of `param` reads it sparsely (an embedding lookup), as
-/// the op itself says (SparseAccessOpInterface).
-bool hasSparseUse(Value param) {
-  for (OpOperand &use : param.getUses())
-    if (auto sparse = dyn_cast<nn::SparseAccessOpInterface>(use.getOwner()))
-      if (sparse.isSparseOperand(use.getOperandNumber()))
-        return true;
-  return false;
-}
-
-/// The parameters of `func` in argument order.
-SmallVector<Variable> variables(func::FuncOp func) {
-  SmallVector<Variable> vars;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto n = func.getArgAttrOfType<StringAttr>(i, "nn.param"))
-      vars.push_back({n.getValue().str(),
-                      cast<RankedTensorType>(func.getArgument(i).getType()),
-                      hasSparseUse(func.getArgument(i))});
-  return vars;
-}
 
 struct ApplyStrategyPass
     : public autodist::impl::ApplyStrategyBase<ApplyStrategyPass> {
@@ -132,11 +104,6 @@ FailureOr<BuilderOptions> ApplyStrategyPass::builderOptions(ModuleOp module) {
   o.sync = sync;
   o.staleness = staleness;
   o.seed = seed;
-  std::optional<Placement> p = parsePlacement(placement);
-  if (!p)
-    return module.emitError("dist-strategy: unknown placement '")
-           << placement << "' (supported: bytes, bandwidth)";
-  o.placement = *p;
   return o;
 }
 

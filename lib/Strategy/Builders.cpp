@@ -3,7 +3,8 @@
 // Each builder decides exactly as AutoDist's (autodist/strategy/*.py, see
 // reference/autodist.md §2): variables are visited in program order,
 // parameter servers are the cluster's CPU devices, replicas its GPUs plus
-// the CPUs of nodes without GPUs.
+// the CPUs of nodes without GPUs. The load-balancing builders leave the
+// choice of each server to dist-place (Placement.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,19 +12,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
-#include <map>
 #include <random>
 
 using namespace mlir;
 using namespace autodist;
 using namespace autodist::dist;
-
-int64_t Variable::bytes() const {
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
 
 int64_t autodist::smallestDivisorShards(int64_t n) {
   if (n <= 1)
@@ -53,13 +47,6 @@ public:
       : ctx(ctx), b(ctx), options(o) {
     for (const std::string &d : cluster.cpuDevices())
       servers.push_back(d);
-    // cpuDevices() lists every node's CPUs in node order.
-    for (Attribute a : cluster.getNodes()) {
-      auto n = cast<ClusterNodeAttr>(a);
-      for (size_t c = 0; c < n.getCpus().size(); ++c)
-        bandwidths.push_back(n.getBandwidth().getValueAsDouble() /
-                             n.getCpus().size());
-    }
     for (const std::string &d : cluster.replicaDevices())
       replicas.push_back(b.getStringAttr(d));
   }
@@ -69,55 +56,8 @@ public:
                              b.getArrayAttr(nodes), PipelineAttr());
   }
 
-  /// PS (first CPU device only) or PSLoadBalancing (all CPU devices).
-  void usePsServers(bool firstOnly) {
-    if (firstOnly)
-      servers.resize(1);
-    for (const std::string &s : servers)
-      loads.emplace_back(s, 0.0);
-  }
-
-  /// The servers of every variable's shards: variable i has `shards[i]`
-  /// shards of `bytes[i] / shards[i]` bytes each. Greedy by bytes (program
-  /// order, `leastLoaded`) or bandwidth-proportional, per the options.
-  SmallVector<SmallVector<std::string>> place(ArrayRef<int64_t> shards,
-                                              ArrayRef<double> bytes) {
-    SmallVector<SmallVector<std::string>> where(shards.size());
-    if (options.placement == Placement::Bytes) {
-      for (auto [i, n] : llvm::enumerate(shards))
-        where[i] = leastLoaded(n, bytes[i]);
-      return where;
-    }
-    for (auto [i, n] : llvm::enumerate(shards))
-      where[i].resize(n);
-    // Largest shard first; ties in program order.
-    SmallVector<std::pair<size_t, int64_t>> units;
-    for (auto [i, n] : llvm::enumerate(shards))
-      for (int64_t k = 0; k < n; ++k)
-        units.emplace_back(i, k);
-    auto shardBytes = [&](const auto &u) {
-      return bytes[u.first] / shards[u.first];
-    };
-    std::stable_sort(units.begin(), units.end(), [&](auto &x, auto &y) {
-      return shardBytes(x) > shardBytes(y);
-    });
-    for (const auto &u : units)
-      where[u.first][u.second] = fastestToFinish(shardBytes(u));
-    return where;
-  }
-
-  /// The server that would finish soonest with `bytes` more: the smallest
-  /// (load + bytes) / bandwidth, the first one on ties; charged `bytes`.
-  std::string fastestToFinish(double bytes) {
-    size_t best = 0;
-    for (size_t j = 1; j < loads.size(); ++j)
-      if ((loads[j].second + bytes) / bandwidths[j] <
-          (loads[best].second + bytes) / bandwidths[best])
-        best = j;
-    loads[best].second += bytes;
-    return loads[best].first;
-  }
-
+  /// A parameter-server synchronizer on `server` (empty: on the server
+  /// dist-place chooses).
   PSSynchronizerAttr ps(StringRef server, bool proxy) const {
     return PSSynchronizerAttr::get(ctx, server, proxy, options.sync,
                                    options.staleness);
@@ -129,23 +69,6 @@ public:
         ctx, options.spec.value_or(defaultSpec), options.compressor,
         options.compressor == Compressor::PowerSGD ? options.powersgdRank : 0,
         group);
-  }
-
-  /// The `n` least-loaded servers in load order (stable), round-robin when
-  /// there are fewer servers than shards, each charged bytes / n.
-  SmallVector<std::string> leastLoaded(int64_t n, double bytes) {
-    SmallVector<size_t> order(loads.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return loads[x].second < loads[y].second;
-    });
-    SmallVector<std::string> out;
-    for (int64_t i = 0; i < n; ++i) {
-      auto &slot = loads[order[i % order.size()]];
-      slot.second += bytes / n;
-      out.push_back(slot.first);
-    }
-    return out;
   }
 
   /// A node partitioned along `axis` into `n` shards, shard i synchronized
@@ -173,9 +96,6 @@ public:
   Builder b;
   const BuilderOptions &options;
   SmallVector<std::string> servers;
-  /// Per server: its node's bandwidth divided among the node's servers.
-  SmallVector<double> bandwidths;
-  std::vector<std::pair<std::string, double>> loads;
   SmallVector<Attribute> replicas, nodes;
 };
 
@@ -183,36 +103,26 @@ int64_t dim0(const Variable &v) {
   return v.type.getRank() == 0 ? 1 : v.type.getDimSize(0);
 }
 
-/// PS / PSLoadBalancing: one server per variable, placed per the options.
+/// PS: every variable on the first CPU device's server; PSLoadBalancing:
+/// each on a server dist-place chooses.
 void buildPS(StrategyBuilder &s, ArrayRef<Variable> vars, bool firstOnly) {
-  s.usePsServers(firstOnly);
-  SmallVector<int64_t> shards(vars.size(), 1);
-  SmallVector<double> bytes;
+  StringRef server = firstOnly ? StringRef(s.servers.front()) : StringRef();
   for (const Variable &v : vars)
-    bytes.push_back(v.bytes());
-  SmallVector<SmallVector<std::string>> where = s.place(shards, bytes);
-  for (auto [v, w] : llvm::zip(vars, where))
-    s.add(v, s.ps(w[0], s.options.localProxy));
+    s.add(v, s.ps(server, s.options.localProxy));
 }
 
-/// PartitionedPS / UnevenPartitionedPS: axis 0 into `shardsOf(dim 0)`.
+/// PartitionedPS / UnevenPartitionedPS: axis 0 into `shardsOf(dim 0)`, each
+/// shard on a server dist-place chooses.
 void buildPartitionedPS(StrategyBuilder &s, ArrayRef<Variable> vars,
                         int64_t (*shardsOf)(int64_t)) {
-  s.usePsServers(false);
-  SmallVector<int64_t> shards;
-  SmallVector<double> bytes;
   for (const Variable &v : vars) {
-    shards.push_back(shardsOf(dim0(v)));
-    bytes.push_back(v.bytes());
-  }
-  SmallVector<SmallVector<std::string>> placed = s.place(shards, bytes);
-  for (auto [v, n, where] : llvm::zip(vars, shards, placed)) {
+    int64_t n = shardsOf(dim0(v));
     if (n == 1) {
-      s.add(v, s.ps(where[0], s.options.localProxy));
+      s.add(v, s.ps("", s.options.localProxy));
       continue;
     }
-    s.addPartitioned(v, 0, n, [&](int64_t i) -> Attribute {
-      return s.ps(where[i], s.options.localProxy);
+    s.addPartitioned(v, 0, n, [&](int64_t) -> Attribute {
+      return s.ps("", s.options.localProxy);
     });
   }
 }
@@ -246,21 +156,13 @@ void buildPartitionedAR(StrategyBuilder &s, ArrayRef<Variable> vars,
 }
 
 /// Parallax: dense variables all-reduced (grouped by chunks of dense
-/// variables), sparse ones on load-balanced servers without proxies.
+/// variables), sparse ones on servers without proxies (dist-place chooses
+/// them).
 void buildParallax(StrategyBuilder &s, ArrayRef<Variable> vars) {
-  s.usePsServers(false);
-  SmallVector<int64_t> shards;
-  SmallVector<double> bytes;
-  for (const Variable &v : vars)
-    if (v.sparse) {
-      shards.push_back(1);
-      bytes.push_back(v.bytes());
-    }
-  SmallVector<SmallVector<std::string>> placed = s.place(shards, bytes);
-  int64_t dense = 0, sparse = 0;
+  int64_t dense = 0;
   for (const Variable &v : vars) {
     if (v.sparse) {
-      s.add(v, s.ps(placed[sparse++][0], /*proxy=*/false));
+      s.add(v, s.ps("", /*proxy=*/false));
       continue;
     }
     s.add(v, s.allReduce(dense++ / s.options.chunkSize, AllReduceSpec::NCCL));
@@ -268,13 +170,6 @@ void buildParallax(StrategyBuilder &s, ArrayRef<Variable> vars) {
 }
 
 } // namespace
-
-std::optional<Placement> autodist::parsePlacement(StringRef name) {
-  return llvm::StringSwitch<std::optional<Placement>>(name)
-      .Case("bytes", Placement::Bytes)
-      .Case("bandwidth", Placement::Bandwidth)
-      .Default(std::nullopt);
-}
 
 ArrayRef<StringLiteral> autodist::builderNames() {
   static const StringLiteral names[] = {

@@ -61,8 +61,9 @@ void describeSync(Attribute sync, Row &row,
   row.sync = s.getExplainLabel();
   row.placement = "all ranks";
   if (std::optional<StringRef> server = s.getServerDevice()) {
-    row.placement = server->str();
-    perServer[row.placement] += row.bytes;
+    row.placement = server->empty() ? "(not placed)" : server->str();
+    if (!server->empty())
+      perServer[row.placement] += row.bytes;
   }
   if (std::optional<int64_t> group = s.getAllReduceGroup()) {
     row.group = std::to_string(*group);

@@ -162,6 +162,10 @@ FailureOr<Attribute> Reader::psSync(const json::Value &v,
       failed(getBool(*o, "sync", path, sync)) ||
       failed(getInt(*o, "staleness", path, staleness)))
     return failure();
+  // Left out, the server is dist-place's to choose; given, it must be one.
+  if (o->get("reduction_destination") && server.empty())
+    return fail(path + ".reduction_destination",
+                "is empty (leave it out for dist-place to choose a server)");
   auto attr = getVerified<PSSynchronizerAttr>(
       [&] { return emitError(UnknownLoc::get(ctx)); }, ctx, server, proxy, sync,
       staleness);
@@ -395,11 +399,14 @@ FailureOr<StrategyAttr> Reader::strategy(const json::Value &root) {
 }
 
 json::Value syncJSON(Attribute sync) {
-  if (auto ps = dyn_cast<PSSynchronizerAttr>(sync))
-    return json::Object{{"reduction_destination", ps.getServer()},
-                        {"local_replication", ps.getLocalReplication()},
-                        {"sync", ps.getSync()},
-                        {"staleness", ps.getStaleness()}};
+  if (auto ps = dyn_cast<PSSynchronizerAttr>(sync)) {
+    json::Object o{{"local_replication", ps.getLocalReplication()},
+                   {"sync", ps.getSync()},
+                   {"staleness", ps.getStaleness()}};
+    if (!ps.getServer().empty()) // not placed yet otherwise
+      o["reduction_destination"] = ps.getServer();
+    return o;
+  }
   auto ar = cast<AllReduceSynchronizerAttr>(sync);
   json::Object o{
       {"spec", kSpecNames[static_cast<int>(ar.getSpec())]},

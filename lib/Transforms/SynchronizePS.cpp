@@ -21,6 +21,11 @@ namespace {
 FailureOr<dist::PSSynchronizerAttr>
 synchronousServer(Operation *update, StringRef var, Attribute sync) {
   auto ps = cast<dist::PSSynchronizerAttr>(sync);
+  if (ps.getServer().empty())
+    return update->emitOpError("parameter '")
+           << var
+           << "' is on a parameter server that is not placed yet (run "
+              "dist-place first)";
   if (!ps.getSync())
     return update->emitOpError("parameter '")
            << var

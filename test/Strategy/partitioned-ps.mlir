@@ -1,5 +1,5 @@
-// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=partitioned-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" | FileCheck %s
-// RUN: autodist-opt %S/Inputs/cnn-params.mlir --dist-strategy="builder=partitioned-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" | FileCheck %s --check-prefix=CNN
+// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=partitioned-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" --dist-place | FileCheck %s
+// RUN: autodist-opt %S/Inputs/cnn-params.mlir --dist-strategy="builder=partitioned-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" --dist-place | FileCheck %s --check-prefix=CNN
 
 // Axis 0 split by its smallest divisor >= 2; shards on the least-loaded
 // servers in load order (stable), each charged bytes / shards:

@@ -1,10 +1,10 @@
-// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb placement=bandwidth cluster-file=%S/Inputs/cluster-bw.yaml" --dist-explain -o /dev/null | FileCheck %s --check-prefix=BW
-// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=partitioned-ps placement=bandwidth cluster-file=%S/Inputs/cluster-bw.yaml" --dist-explain -o /dev/null | FileCheck %s --check-prefix=BW
-// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb cluster-file=%S/Inputs/cluster-bw.yaml" --dist-explain -o /dev/null | FileCheck %s --check-prefix=BYTES
-// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb placement=bandwidth cluster-file=%S/../e2e/Inputs/cluster-2x2.yaml" --dist-explain -o /dev/null | FileCheck %s --check-prefix=EQUAL
-// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb placement=bandwidth cluster-file=%S/../e2e/Inputs/cluster-2x2-bw.yaml" --dist-explain -o /dev/null | FileCheck %s --check-prefix=SHARED
-// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=ps-lb placement=bandwidth cluster-file=%S/Inputs/cluster-bw.yaml" | FileCheck %s --check-prefix=MLP
-// RUN: not autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=ps-lb placement=fastest" 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb cluster-file=%S/Inputs/cluster-bw.yaml" --dist-place="placement=bandwidth" --dist-explain -o /dev/null | FileCheck %s --check-prefix=BW
+// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=partitioned-ps cluster-file=%S/Inputs/cluster-bw.yaml" --dist-place="placement=bandwidth" --dist-explain -o /dev/null | FileCheck %s --check-prefix=BW
+// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb cluster-file=%S/Inputs/cluster-bw.yaml" --dist-place --dist-explain -o /dev/null | FileCheck %s --check-prefix=BYTES
+// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb cluster-file=%S/../e2e/Inputs/cluster-2x2.yaml" --dist-place="placement=bandwidth" --dist-explain -o /dev/null | FileCheck %s --check-prefix=EQUAL
+// RUN: autodist-opt %S/Inputs/equal-params.mlir --dist-strategy="builder=ps-lb cluster-file=%S/../e2e/Inputs/cluster-2x2-bw.yaml" --dist-place="placement=bandwidth" --dist-explain -o /dev/null | FileCheck %s --check-prefix=SHARED
+// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=ps-lb cluster-file=%S/Inputs/cluster-bw.yaml" --dist-place="placement=bandwidth" | FileCheck %s --check-prefix=MLP
+// RUN: not autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=ps-lb" --dist-place="placement=fastest" 2>&1 | FileCheck %s --check-prefix=ERR
 
 // Twelve 4096-byte parameters on three nodes with bandwidths 3 : 2 : 1:
 // each (largest first) goes to the server with the smallest
@@ -46,4 +46,4 @@
 // MLP-SAME: #dist.node<"fc2.weight", #dist.ps<server = "10.0.0.2:CPU:0"
 // MLP-SAME: #dist.node<"fc2.bias", #dist.ps<server = "10.0.0.3:CPU:0"
 
-// ERR: error: dist-strategy: unknown placement 'fastest' (supported: bytes, bandwidth)
+// ERR: error: dist-place: unknown placement 'fastest' (supported: bytes, bandwidth)

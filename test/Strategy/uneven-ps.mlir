@@ -1,6 +1,6 @@
-// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=uneven-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" | FileCheck %s
-// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=uneven-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" --dist-explain | FileCheck %s --check-prefix=TABLE
-// RUN: autodist-opt %S/Inputs/cnn-params.mlir --dist-strategy="builder=uneven-ps" | FileCheck %s --check-prefix=CNN
+// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=uneven-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" --dist-place | FileCheck %s
+// RUN: autodist-opt %S/Inputs/mlp.mlir --dist-strategy="builder=uneven-ps cluster-file=%S/Inputs/cluster-3cpu.yaml" --dist-place --dist-explain | FileCheck %s --check-prefix=TABLE
+// RUN: autodist-opt %S/Inputs/cnn-params.mlir --dist-strategy="builder=uneven-ps" --dist-place | FileCheck %s --check-prefix=CNN
 
 // The smallest non-divisor: 32 -> 3 shards (11, 11, 10), 10 -> 3 (4, 3, 3);
 // equal loads keep the server order.

@@ -1,5 +1,5 @@
 // RUN: autodist-opt %s --autodist-build-train-step="lr=0.25" --dist-strategy --dist-synchronize --autodist-export-manifest | FileCheck %s
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-partition --dist-synchronize --autodist-export-manifest | FileCheck %s --check-prefix=PS
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-place --dist-partition --dist-synchronize --autodist-export-manifest | FileCheck %s --check-prefix=PS
 
 // The cluster's nodes (devices, replicas) let the runtime map devices to
 // ranks; optimizer state held by parameter servers lists its owners: w

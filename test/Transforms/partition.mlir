@@ -1,7 +1,7 @@
 // RUN: autodist-opt %s --autodist-build-train-step="clip-norm=1.0" --dist-strategy="builder=partitioned-ar chunk-size=3" --dist-partition | FileCheck %s --check-prefix=AR
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-partition | FileCheck %s --check-prefix=PS
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-place --dist-partition | FileCheck %s --check-prefix=PS
 // A second run leaves split parameters alone.
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-partition --dist-partition | FileCheck %s --check-prefix=PS
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-place --dist-partition --dist-partition | FileCheck %s --check-prefix=PS
 
 // All shards all-reduced (PartitionedAR: w 8x4 and b 8 in two shards along
 // axis 0): one update each, on the raw gradient sliced into its shards

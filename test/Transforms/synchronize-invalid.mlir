@@ -126,3 +126,16 @@ module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes
     return %0 : tensor<4xf32>
   }
 }
+
+// -----
+
+// A parameter server dist-place has not chosen yet.
+
+module attributes {dist.strategy = #dist.strategy<id = "x", replicas = [], nodes = [
+    #dist.node<"w", #dist.ps<local_replication = false, sync = true, staleness = 0>>]>} {
+  func.func @train_step(%w: tensor<4xf32> {nn.param = "w"}, %g: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<4xf32> {nn.param_out = "w"}) {
+    // expected-error@+1 {{parameter 'w' is on a parameter server that is not placed yet (run dist-place first)}}
+    %0 = nn.sgd_update %w, %g, %lr : (tensor<4xf32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}

@@ -1,4 +1,4 @@
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-partition --dist-synchronize | FileCheck %s
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=partitioned-ps cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-place --dist-partition --dist-synchronize | FileCheck %s
 
 // PartitionedPS splits w (8x4) into two shards on 10.0.0.1:CPU:0 and
 // 10.0.0.2:CPU:0. The update is split with it: parameter, gradient and

@@ -1,4 +1,4 @@
-// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=ps-lb cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-synchronize | FileCheck %s
+// RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="builder=ps-lb cluster-file=%S/../Strategy/Inputs/cluster-3cpu.yaml" --dist-place --dist-synchronize | FileCheck %s
 
 // PSLoadBalancing puts w1 on 10.0.0.1:CPU:0, b1 on 10.0.0.2:CPU:0 and w2 on
 // 10.0.0.2:CPU:1. Each gradient is reduced to its server in that server's

@@ -1,12 +1,14 @@
 //===- Builders.h - AutoDist's strategy builders ----------------*- C++ -*-===//
 //
 // The eight strategy builders of AutoDist (reference/autodist.md §2), each a
-// function from the trainable variables and the cluster to a strategy.
+// function from the trainable variables and the cluster to a strategy. The
+// load-balancing ones leave their servers to dist-place (Placement.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AUTODIST_STRATEGY_BUILDERS_H
 #define AUTODIST_STRATEGY_BUILDERS_H
 
+#include "autodist/Strategy/Variables.h"
 #include "dist/DistAttrs.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -14,27 +16,6 @@
 #include <string>
 
 namespace autodist {
-
-/// A trainable variable as the builders see it.
-struct Variable {
-  std::string name;
-  mlir::RankedTensorType type;
-  /// Its gradient is sparse (rows gathered by an embedding lookup).
-  bool sparse = false;
-
-  int64_t bytes() const;
-};
-
-/// How the parameter-server builders place variables (and shards).
-enum class Placement {
-  /// AutoDist's PSLoadBalancing / PartitionedPS: in program order, each on
-  /// the server(s) with the fewest bytes so far.
-  Bytes,
-  /// Bandwidth-proportional (AutoDist's sorted_christy target, made
-  /// deterministic): largest first, each on the server with the smallest
-  /// (load + bytes) / bandwidth, a node's bandwidth shared by its servers.
-  Bandwidth,
-};
 
 /// The knobs AutoDist's builders take.
 struct BuilderOptions {
@@ -48,11 +29,7 @@ struct BuilderOptions {
   bool sync = true;
   int64_t staleness = 0;
   uint64_t seed = 0;
-  Placement placement = Placement::Bytes;
 };
-
-/// Parses a placement name (`bytes`, `bandwidth`).
-std::optional<Placement> parsePlacement(llvm::StringRef name);
 
 /// The builder names, as `--strategy=` takes them.
 llvm::ArrayRef<llvm::StringLiteral> builderNames();
