@@ -857,24 +857,25 @@ static Value tiledWindowGrad(OpBuilder &b, Location loc, Value dy, Value arg,
       })[0];
 }
 
-Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
-  Location loc = getLoc();
+/// Per window of a max pooling of `input` (output shape `outShape`, its
+/// dynamic batch that of `like`): the position of the window's maximum as
+/// `position` computes it in the loop body (from linalg.index: n, c, oh, ow,
+/// kh, kw), the first in row-major window order on ties, NaN winning as in
+/// PyTorch; -1 where nothing beats -inf.
+static Value windowArgMax(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<int64_t> outShape, Value like,
+                          ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                          ArrayRef<int64_t> p, ArrayRef<int64_t> d,
+                          function_ref<Value(OpBuilder &, Location)> position) {
   MLIRContext *ctx = b.getContext();
-  RankedTensorType type = getType();
-  Value dy = getGrad();
-  auto gType = typeOf(dy);
-  ArrayRef<int64_t> k = getKernelShape(), s = getStrides(), p = getPads(),
-                    d = getDilations();
   float ninf = -std::numeric_limits<float>::infinity();
-  // 1. Each window's maximum and its first position (kh * kW + kw; -1 if
-  // nothing beats -inf), with NaN winning as in PyTorch.
-  Value xp = padSpatial(b, loc, getInput(), p, ninf);
-  Value maxInit = filled(b, loc, emptyFrom(b, loc, gType, dy), ninf);
-  auto argType = RankedTensorType::get(gType.getShape(), b.getI64Type());
+  Value xp = padSpatial(b, loc, input, p, ninf);
+  auto maxType = RankedTensorType::get(outShape, b.getF32Type());
+  Value maxInit = filled(b, loc, emptyFrom(b, loc, maxType, like), ninf);
   Value argEmpty = tensor::EmptyOp::create(
-      b, loc, argType.getShape(), b.getI64Type(),
-      gType.isDynamicDim(0)
-          ? SmallVector<Value>{tensor::DimOp::create(b, loc, dy, 0)}
+      b, loc, outShape, b.getI64Type(),
+      ShapedType::isDynamic(outShape[0])
+          ? SmallVector<Value>{tensor::DimOp::create(b, loc, like, 0)}
           : SmallVector<Value>{});
   Value argInit =
       linalg::FillOp::create(
@@ -889,8 +890,7 @@ Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
                      ctx),
       AffineMap::get(6, 0, {kh, kw}, ctx), out, out};
   Value window = tensor::EmptyOp::create(b, loc, k, b.getF32Type());
-  int64_t kW = k[1];
-  Value arg = generic(
+  return generic(
       b, loc, {xp, window}, {maxInit, argInit}, maps, loops(4, 2),
       [&](OpBuilder &nb, Location l, ValueRange a) {
         Value v = a[0], mx = a[2], at = a[3];
@@ -898,16 +898,69 @@ Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
             nb, l,
             arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, mx),
             arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v));
-        Value kidx = arith::AddIOp::create(
-            nb, l,
-            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 4),
-                                  arith::ConstantIndexOp::create(nb, l, kW)),
-            linalg::IndexOp::create(nb, l, 5));
-        kidx = arith::IndexCastOp::create(nb, l, nb.getI64Type(), kidx);
+        Value pos =
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), position(nb, l));
         return SmallVector<Value>{
             arith::SelectOp::create(nb, l, take, v, mx),
-            arith::SelectOp::create(nb, l, take, kidx, at)};
+            arith::SelectOp::create(nb, l, take, pos, at)};
       })[1];
+}
+
+/// `a * m + c` on index values, `m` a constant.
+static Value mulAdd(OpBuilder &b, Location loc, Value a, int64_t m, Value c) {
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, a,
+                            arith::ConstantIndexOp::create(b, loc, m)),
+      c);
+}
+
+Results MaxPoolIndicesOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  ArrayRef<int64_t> k = getKernelShape(), s = getStrides(), p = getPads(),
+                    d = getDilations();
+  ArrayRef<int64_t> in = typeOf(getInput()).getShape();
+  int64_t C = in[1], H = in[2], W = in[3];
+  bool columnMajor = getStorageOrder() == 1;
+  // The input position of window element (kh, kw): oh * s + kh * d - pad.
+  auto position = [&](OpBuilder &nb, Location l) -> Value {
+    auto idx = [&](int64_t dim) -> Value {
+      return linalg::IndexOp::create(nb, l, dim);
+    };
+    auto at = [&](int64_t outDim, int64_t kDim, int64_t i) -> Value {
+      Value v = mulAdd(
+          nb, l, idx(outDim), s[i],
+          arith::MulIOp::create(nb, l, idx(kDim),
+                                arith::ConstantIndexOp::create(nb, l, d[i])));
+      return arith::SubIOp::create(nb, l, v,
+                                   arith::ConstantIndexOp::create(nb, l, p[i]));
+    };
+    Value h = at(2, 4, 0), w = at(3, 5, 1);
+    Value plane = mulAdd(nb, l, idx(0), C, idx(1)); // n * C + c
+    return columnMajor ? mulAdd(nb, l, mulAdd(nb, l, plane, W, w), H, h)
+                       : mulAdd(nb, l, mulAdd(nb, l, plane, H, h), W, w);
+  };
+  return SmallVector<Value>{windowArgMax(b, loc, getInput(),
+                                         getType().getShape(), getInput(), k, s,
+                                         p, d, position)};
+}
+
+Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  RankedTensorType type = getType();
+  Value dy = getGrad();
+  auto gType = typeOf(dy);
+  ArrayRef<int64_t> k = getKernelShape(), s = getStrides(), p = getPads(),
+                    d = getDilations();
+  // 1. Each window's maximum and its first position (kh * kW + kw; -1 if
+  // nothing beats -inf), with NaN winning as in PyTorch.
+  int64_t kW = k[1];
+  Value arg =
+      windowArgMax(b, loc, getInput(), gType.getShape(), dy, k, s, p, d,
+                   [&](OpBuilder &nb, Location l) -> Value {
+                     return mulAdd(nb, l, linalg::IndexOp::create(nb, l, 4), kW,
+                                   linalg::IndexOp::create(nb, l, 5));
+                   });
   // 2. Each input position receives the gradients of the windows whose
   // maximum it is.
   if (windowsTile(type.getShape().drop_front(2), gType.getShape().drop_front(2),

@@ -11,6 +11,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
+#include <type_traits>
 
 using namespace mlir;
 using namespace autodist::nn;
@@ -181,8 +182,11 @@ static LogicalResult inferPool(MLIRContext *ctx, std::optional<Location> loc,
                           op.getStrides(), op.getPads(), op.getDilations());
   if (failed(out))
     return failure();
-  results.push_back(RankedTensorType::get(
-      {(*x)[0], (*x)[1], (*out)[0], (*out)[1]}, Float32Type::get(ctx)));
+  Type elem = std::is_same_v<OpTy, MaxPoolIndicesOp>
+                  ? Type(IntegerType::get(ctx, 64))
+                  : Type(Float32Type::get(ctx));
+  results.push_back(
+      RankedTensorType::get({(*x)[0], (*x)[1], (*out)[0], (*out)[1]}, elem));
   return success();
 }
 
@@ -211,6 +215,20 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *ctx,
 }
 
 LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+
+LogicalResult MaxPoolIndicesOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties props, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  return inferPool<MaxPoolIndicesOp>(ctx, loc, operands, attrs, props, results);
+}
+
+LogicalResult MaxPoolIndicesOp::verify() {
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError("storage_order must be 0 or 1, got ")
+           << getStorageOrder();
+  return verifyPool(*this);
+}
 
 LogicalResult
 AveragePoolOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,

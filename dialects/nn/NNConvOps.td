@@ -73,6 +73,32 @@ def NN_MaxPoolOp : NN_DiffOp<"max_pool"> {
   let hasVerifier = 1;
 }
 
+def NN_MaxPoolIndicesOp : NN_Op<"max_pool_indices"> {
+  let summary = "Where each window's maximum is (ONNX MaxPool's Indices)";
+  let description = [{
+    The `Indices` output of ONNX `MaxPool`: for each window of `nn.max_pool`
+    with the same attributes, the flat index of its maximum in the input
+    (the first in row-major window order on ties; NaN wins, as in
+    PyTorch). `storage_order = 0` counts row-major,
+    `((n * C + c) * H + h) * W + w`; `storage_order = 1` counts the
+    spatial dims column-major, `(n * C + c) * H * W + w * H + h`. Integer,
+    so no gradient flows through it.
+
+    ```mlir
+    %i = nn.max_pool_indices %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<?x6x28x28xf32>) -> tensor<?x6x14x14xi64>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$input,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<I64Attr, "0">:$storage_order);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let hasVerifier = 1;
+}
+
 def NN_AveragePoolOp : NN_DiffOp<"average_pool"> {
   let summary = "2-D average pooling (ONNX AveragePool)";
   let description = [{

@@ -454,6 +454,8 @@ LogicalResult CastOp::buildVJP(OpBuilder &, ArrayRef<Value> resultGrads,
 LogicalResult DropoutOp::buildVJP(OpBuilder &, ArrayRef<Value> resultGrads,
                                   SmallVectorImpl<Value> &operandGrads) {
   operandGrads.assign({resultGrads[0]}); // inference: the identity
+  if (getRuntimeRatio())
+    operandGrads.push_back(Value()); // not read
   return success();
 }
 

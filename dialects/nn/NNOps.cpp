@@ -373,6 +373,10 @@ LogicalResult DropoutOp::verify() {
   float ratio = getRatio().convertToFloat();
   if (!(ratio >= 0.0f && ratio < 1.0f))
     return emitOpError("ratio must be in [0, 1), got ") << ratio;
+  if (Value r = getRuntimeRatio())
+    if (rankedType(r).getRank() != 0)
+      return emitOpError("runtime_ratio must be a scalar (rank 0), got ")
+             << r.getType();
   return success();
 }
 

@@ -423,14 +423,19 @@ def NN_DropoutOp : NN_DiffOp<"dropout",
     dropping an element, `0 <= ratio < 1`) only matters in the training
     form (StochasticOpInterface), which `autodist-build-train-step` builds:
     `nn.dropout_mask` and `nn.masked_scale` with keep-scale
-    `1 / (1 - ratio)`.
+    `1 / (1 - ratio)`. A model may give the ratio at run time (a graph
+    input): `runtime_ratio`, a scalar, which the inference form does not
+    read; the training form needs a constant ratio and refuses it.
 
     ```mlir
     %y, %mask = nn.dropout %x {ratio = 3.000000e-01 : f32}
         : (tensor<?x32xf32>) -> (tensor<?x32xf32>, tensor<?x32xi1>)
+    %z, %m = nn.dropout %x, %r
+        : (tensor<?x32xf32>, tensor<f32>) -> (tensor<?x32xf32>, tensor<?x32xi1>)
     ```
   }];
   let arguments = (ins NN_F32Tensor:$input,
+                   Optional<NN_F32Tensor>:$runtime_ratio,
                    DefaultValuedAttr<F32Attr, "0.5">:$ratio);
   let results = (outs NN_F32Tensor:$output, NN_BoolTensor:$mask);
   let hasVerifier = 1;

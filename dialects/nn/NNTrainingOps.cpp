@@ -67,6 +67,10 @@ LogicalResult DropoutOp::buildTrainingForm(OpBuilder &b, Value seed, Value rank,
                                            Value step, int64_t stream,
                                            SmallVectorImpl<Value> &results) {
   Location loc = getLoc();
+  if (getRuntimeRatio())
+    return emitOpError("has its ratio given at run time (a graph input); the "
+                       "training step needs a constant ratio (a Constant or "
+                       "an initializer)");
   float ratio = getRatio().convertToFloat();
   Value mask =
       DropoutMaskOp::create(b, loc, getInput(), seed, rank, step,

@@ -38,7 +38,7 @@ Models (file ``<name>.onnx`` in --out-dir):
                                                                     (opset 13)
 
 With ``--bad`` it writes instead models the importer must reject (ceil_mode with count_include_pad,
-the Indices output, training_mode, 3-D convolution, ...), each with the
+a storage_order of the Indices output other than 0 and 1, training_mode, 3-D convolution, ...), each with the
 offending node named ``bad``.
 
 Example::
@@ -216,8 +216,9 @@ def bad_models():
         "averagepool_ceil_count_pad": bad_model("averagepool_ceil_count_pad", [
             mk("AveragePool", ["x"], ["y"], name="bad", kernel_shape=[3, 3],
                strides=[2, 2], ceil_mode=1, count_include_pad=1)], x4, 12),
-        "maxpool_indices": bad_model("maxpool_indices", [
-            mk("MaxPool", ["x"], ["y", "idx"], name="bad", kernel_shape=[2, 2])], x4, 12),
+        "maxpool_storage_order": bad_model("maxpool_storage_order", [
+            mk("MaxPool", ["x"], ["y", "idx"], name="bad", kernel_shape=[2, 2],
+               storage_order=2)], x4, 12),
         "maxpool_big_pad": bad_model("maxpool_big_pad", [
             mk("MaxPool", ["x"], ["y"], name="bad", kernel_shape=[2, 2],
                pads=[2, 0, 0, 0])], x4, 12),

@@ -1047,6 +1047,27 @@ def bad_models():
     }
 
 
+def maxpool_indices(b):
+    """MaxPool's Indices output: row-major with pads, column-major
+    (storage_order = 1) with ceil_mode, and 1-D; the flat indices (cast to
+    float, exact) beside the pooled values. An index counts the samples
+    before its own in the batch it was computed in, which differs between
+    the chunks of a run and onnxruntime's whole batch: modulo one sample's
+    size (3 * 49) it is the position within the sample."""
+    x = "x"                                                             # [B,3,7,7]
+    y1, i1 = b.node("MaxPool", [x], 2, kernel_shape=[3, 3], strides=[2, 2],
+                    pads=[1, 1, 1, 1])                                  # [B,3,4,4]
+    _, i2 = b.node("MaxPool", [x], 2, kernel_shape=[2, 2], strides=[2, 2],
+                   ceil_mode=1, storage_order=1)                        # [B,3,4,4]
+    line = b.node("Reshape", [x, b.const("line", np.array([0, 3, 49], np.int64))])
+    _, i3 = b.node("MaxPool", [line], 2, kernel_shape=[3], strides=[3])  # [B,3,16]
+    per_sample = b.const("per_sample", np.array(3 * 49, np.int64))
+    flat = [b.node("Flatten", [b.node("Cast", [b.node("Mod", [i, per_sample])], to=F)],
+                   axis=1) for i in [i1, i2, i3]]
+    y = b.node("Concat", flat + [b.node("Flatten", [y1], axis=1)], axis=1)
+    return b.model("maxpool_indices", [(x, [B, 3, 7, 7])], y, [B, 192], 13)
+
+
 FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
@@ -1056,7 +1077,8 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,
             hard_activations,
             hard_activations_opset10, recurrent, lstm_small, int32_input,
-            scatter_nd_const, clip_tile, unary_opset6, pow_types]
+            scatter_nd_const, clip_tile, unary_opset6, pow_types,
+            maxpool_indices]
 
 
 def main():

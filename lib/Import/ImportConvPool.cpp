@@ -207,8 +207,8 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
   FailureOr<Value> x = c.operand(0);
   if (failed(x))
     return failure();
-  if (max && failed(c.onlyFirstOutput("output 'Indices' is not supported")))
-    return failure();
+  bool wantsIndices =
+      max && c.node.output_size() > 1 && !c.node.output(1).empty();
   int64_t ceil = c.attrInt("ceil_mode");
   if (ceil != 0 && ceil != 1) {
     c.error() << "attribute 'ceil_mode' = " << ceil << " must be 0 or 1";
@@ -248,6 +248,23 @@ template <bool max> FailureOr<Value> importPool(NodeImporter &c) {
   attrs.push_back(
       b.getNamedAttr("kernel_shape", b.getDenseI64ArrayAttr(*kernel)));
   if (max) {
+    if (wantsIndices) {
+      int64_t order = c.attrInt("storage_order");
+      if (order != 0 && order != 1) {
+        c.error() << "attribute 'storage_order' = " << order
+                  << " must be 0 or 1";
+        return failure();
+      }
+      SmallVector<NamedAttribute> indexAttrs(attrs);
+      indexAttrs.push_back(
+          b.getNamedAttr("storage_order", b.getI64IntegerAttr(order)));
+      FailureOr<Value> i = c.build<nn::MaxPoolIndicesOp>({*x}, indexAttrs);
+      if (oneD)
+        i = lowerOneD(c, i);
+      if (failed(i))
+        return failure();
+      c.define(1, *i);
+    }
     FailureOr<Value> y = c.build<nn::MaxPoolOp>({*x}, attrs);
     return oneD ? lowerOneD(c, y) : y;
   }
@@ -296,11 +313,15 @@ void registerConvPoolOps(OpRegistry &r) {
           "1-D and 2-D (1-D lifted to 2-D with H = 1, as Conv; 3-D is an "
           "error). `kernel_shape` (required), `strides`, `pads` (each "
           "smaller than the kernel, padding is `-inf`), `dilations`, "
-          "`auto_pad` as Conv, `storage_order` (accepted: it only concerns "
-          "Indices). `ceil_mode = 1` (GoogLeNet, SqueezeNet): a partial last "
-          "window where the size rounds up (one that would start past the "
-          "input and its leading pad is dropped, as PyTorch), imported as "
-          "more end padding; the `Indices` output is an error"}});
+          "`auto_pad` as Conv. `ceil_mode = 1` (GoogLeNet, SqueezeNet): a "
+          "partial last window where the size rounds up (one that would "
+          "start past the input and its leading pad is dropped, as "
+          "PyTorch), imported as more end padding. The `Indices` output "
+          "(`nn.max_pool_indices`, int64, no gradient): the flat input index "
+          "of each window's maximum, the first on ties, row-major or, with "
+          "`storage_order = 1`, column-major over H and W; the count starts "
+          "at the batch this program computes (a rank's share of the global "
+          "batch, one inference chunk), as onnxruntime's on that batch"}});
   r.add(
       {"AveragePool",
        7,

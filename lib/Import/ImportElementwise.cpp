@@ -287,8 +287,28 @@ FailureOr<Value> importDropout(NodeImporter &n) {
     return failure();
   // The ratio: attribute before opset 12, constant input 1 since (a Constant
   // node or, as some exporters write it, a float initializer); 0.5 if absent.
+  // A ratio computed at run time (a graph input) is carried along: the
+  // inference form does not read it, the training step refuses it.
   float ratio = n.attrFloat("ratio");
-  if (n.opset() >= 12) {
+  SmallVector<Value> operands = {*x};
+  FailureOr<std::optional<std::vector<float>>> constant =
+      n.opset() >= 12 && n.hasInput(1)
+          ? n.constFloats(1)
+          : FailureOr<std::optional<std::vector<float>>>(std::nullopt);
+  if (failed(constant))
+    return failure();
+  if (n.opset() >= 12 && n.hasInput(1) && !*constant) {
+    FailureOr<Value> r = n.operand(1);
+    if (failed(r))
+      return failure();
+    auto t = dyn_cast<RankedTensorType>(r->getType());
+    if (!t || !t.getElementType().isF32() || t.getRank() != 0) {
+      n.error() << "input 'ratio' must be a float32 scalar, got "
+                << r->getType();
+      return failure();
+    }
+    operands.push_back(*r);
+  } else if (n.opset() >= 12) {
     FailureOr<float> v = constScalarInput(n, 1, "ratio", ratio);
     if (failed(v))
       return failure();
@@ -316,7 +336,7 @@ FailureOr<Value> importDropout(NodeImporter &n) {
     return failure();
   }
   FailureOr<Operation *> op = n.buildOp<nn::DropoutOp>(
-      {*x}, {n.b.getNamedAttr("ratio", n.b.getF32FloatAttr(ratio))}, 2);
+      operands, {n.b.getNamedAttr("ratio", n.b.getF32FloatAttr(ratio))}, 2);
   if (failed(op))
     return failure();
   if (wantsMask)
@@ -542,13 +562,8 @@ void registerElementwiseOps(OpRegistry &r) {
           "`Constant` cast to FLOAT is folded. `saturate` is "
           "accepted (it only concerns float8). A cast of an int64/int32/bool "
           "constant is folded (see Shape arithmetic)"}});
-  r.add({"Dropout",
-         7,
-         {{"ratio", 0.5f}, "seed"},
-         importDropout,
-         {},
-         {"",
-          "`nn.dropout`", "mask * scale * upstream (`nn.masked_scale` with the forward's mask)", R"(Inference (`@forward`, `--eval`, `--inputs`): the identity, `mask` all true, as torch's `eval()`. The training step (`--train`) applies dropout, as torch's `train()`: each element is dropped with probability `ratio` and the kept ones are scaled by `1 / (1 - ratio)` (`nn.dropout_mask` + `nn.masked_scale`); the `mask` output is the mask applied. `ratio`: attribute before opset 12, constant input since (a `Constant` or a float initializer), default 0.5, must be in [0, 1). `training_mode` (opset 12+), if given, must be a constant bool; it does not change either behavior. Masks come from a stateless generator keyed by (`--seed`, rank, step, dropout index) (docs/user-guide.md); the `seed` attribute is ignored. Before opset 12 the `mask` output is unspecified in inference (onnxruntime returns all false) and is rejected if used)"}});
+  r.add(
+      {"Dropout", 7, {{"ratio", 0.5f}, "seed"}, importDropout, {}, {"", "`nn.dropout`", "mask * scale * upstream (`nn.masked_scale` with the forward's mask)", R"(Inference (`@forward`, `--eval`, `--inputs`): the identity, `mask` all true, as torch's `eval()`. The training step (`--train`) applies dropout, as torch's `train()`: each element is dropped with probability `ratio` and the kept ones are scaled by `1 / (1 - ratio)` (`nn.dropout_mask` + `nn.masked_scale`); the `mask` output is the mask applied. `ratio`: attribute before opset 12, input since (a `Constant` or a float initializer; default 0.5; must be in [0, 1)). A `ratio` computed at run time (a graph input, a float32 scalar) is accepted for inference, which does not read it; the training step refuses it (it needs a constant ratio). `training_mode` (opset 12+), if given, must be a constant bool; it does not change either behavior. Masks come from a stateless generator keyed by (`--seed`, rank, step, dropout index) (docs/user-guide.md); the `seed` attribute is ignored. Before opset 12 the `mask` output is unspecified in inference (onnxruntime returns all false) and is rejected if used)"}});
   r.add({"Mod",
          10,
          {{"fmod", 0}},

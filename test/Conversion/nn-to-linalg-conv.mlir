@@ -92,6 +92,37 @@ func.func @max_pool(%x: tensor<?x2x6x6xf32>) -> tensor<?x2x3x3xf32> {
 
 // -----
 
+// MaxPool's Indices: the window argmax of the -inf padded input, each
+// position the flat input index ((n * C + c) * W + w) * H + h for
+// storage_order = 1, where h = oh * 2 + kh - 1 and w = ow * 2 + kw - 1.
+// CHECK-LABEL: func @max_pool_indices
+// CHECK: %[[ARG:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<?x2x3x3xi64>)
+// CHECK: %{{.*}}:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<?x2x7x7xf32>, tensor<3x3xf32>) outs(%{{.*}}, %[[ARG]] : tensor<?x2x3x3xf32>, tensor<?x2x3x3xi64>)
+// CHECK: %[[TAKE:.*]] = arith.ori
+// CHECK: %[[KH:.*]] = linalg.index 4 : index
+// CHECK: %[[OH:.*]] = linalg.index 2 : index
+// CHECK: %[[H0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[H:.*]] = arith.subi %[[H0]], %{{.*}} : index
+// CHECK: %[[KW:.*]] = linalg.index 5 : index
+// CHECK: %[[OW:.*]] = linalg.index 3 : index
+// CHECK: %[[W:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[C:.*]] = linalg.index 1 : index
+// CHECK: %[[N:.*]] = linalg.index 0 : index
+// CHECK: %[[NC:.*]] = arith.muli %[[N]], %{{.*}} : index
+// CHECK: %[[PLANE:.*]] = arith.addi %[[NC]], %[[C]] : index
+// CHECK: %[[PW:.*]] = arith.muli %[[PLANE]], %{{.*}} : index
+// CHECK: %[[PWW:.*]] = arith.addi %[[PW]], %[[W]] : index
+// CHECK: %[[PWH:.*]] = arith.muli %[[PWW]], %{{.*}} : index
+// CHECK: %[[FLAT:.*]] = arith.addi %[[PWH]], %[[H]] : index
+// CHECK: %[[POS:.*]] = arith.index_cast %[[FLAT]] : index to i64
+// CHECK: arith.select %[[TAKE]], %[[POS]], %{{.*}} : i64
+func.func @max_pool_indices(%x: tensor<?x2x6x6xf32>) -> tensor<?x2x3x3xi64> {
+  %0 = nn.max_pool_indices %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<?x2x6x6xf32>) -> tensor<?x2x3x3xi64>
+  return %0 : tensor<?x2x3x3xi64>
+}
+
+// -----
+
 // AveragePool without count_include_pad divides by the number of window
 // positions inside the input, a constant [OH, OW] tensor.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>

@@ -35,3 +35,16 @@ module {
     return %0 : tensor<?x4xf32>
   }
 }
+
+// -----
+
+// A ratio given at run time (a graph input) is fine for inference, which does
+// not read it; the training form needs a constant one.
+module {
+  func.func @forward(%w: tensor<4x4xf32> {nn.param = "w"}, %x: tensor<?x4xf32> {nn.input = "x"}, %r: tensor<f32> {nn.input = "r"}) -> tensor<?x4xf32> {
+    %0 = nn.matmul %x, %w : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    // expected-error@+1 {{'nn.dropout' op has its ratio given at run time (a graph input); the training step needs a constant ratio (a Constant or an initializer)}}
+    %1, %m = nn.dropout %0, %r : (tensor<?x4xf32>, tensor<f32>) -> (tensor<?x4xf32>, tensor<?x4xi1>)
+    return %1 : tensor<?x4xf32>
+  }
+}

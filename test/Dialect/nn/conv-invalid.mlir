@@ -80,6 +80,14 @@ func.func @max_pool_kernel(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x8x8xf32> {
 
 // -----
 
+func.func @max_pool_indices_order(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xi64> {
+  // expected-error@+1 {{'nn.max_pool_indices' op storage_order must be 0 or 1, got 2}}
+  %0 = nn.max_pool_indices %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 2 : i64} : (tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xi64>
+  return %0 : tensor<?x2x4x4xi64>
+}
+
+// -----
+
 func.func @max_pool_pads(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x11x8xf32> {
   // expected-error@+1 {{'nn.max_pool' op pads [2, 0, 2, 0] must be smaller than kernel_shape [2, 1]}}
   %0 = nn.max_pool %x {kernel_shape = array<i64: 2, 1>, pads = array<i64: 2, 0, 2, 0>} : (tensor<?x2x8x8xf32>) -> tensor<?x2x11x8xf32>

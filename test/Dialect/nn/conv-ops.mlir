@@ -17,6 +17,8 @@ func.func @conv(%x: tensor<?x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
 func.func @pools(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x1x1xf32> {
   // CHECK: nn.max_pool %{{.*}} {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32>
   %0 = nn.max_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32>
+  // CHECK: nn.max_pool_indices %{{.*}} {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 1, 1, 0>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xi64>
+  %i = nn.max_pool_indices %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 2>, storage_order = 1 : i64} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xi64>
   // CHECK: nn.average_pool %{{.*}} {count_include_pad = true, dilations = array<i64: 1, 2>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x4x4xf32>) -> tensor<?x3x5x4xf32>
   %1 = nn.average_pool %0 {count_include_pad = true, dilations = array<i64: 1, 2>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x4x4xf32>) -> tensor<?x3x5x4xf32>
   // CHECK: nn.average_pool %{{.*}} {kernel_shape = array<i64: 3, 3>} : (tensor<?x3x5x4xf32>) -> tensor<?x3x3x2xf32>

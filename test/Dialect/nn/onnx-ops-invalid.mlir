@@ -119,6 +119,14 @@ func.func @dropout_mask(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @dropout_ratio_rank(%a: tensor<4xf32>, %r: tensor<1xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{runtime_ratio must be a scalar (rank 0), got 'tensor<1xf32>'}}
+  %0, %1 = nn.dropout %a, %r : (tensor<4xf32>, tensor<1xf32>) -> (tensor<4xf32>, tensor<4xi1>)
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @softmax_axis(%a: tensor<?x10xf32>) -> tensor<?x10xf32> {
   // expected-error@+1 {{axis 2 is out of range for rank 2}}
   %0 = nn.softmax %a {axis = 2} : (tensor<?x10xf32>) -> tensor<?x10xf32>

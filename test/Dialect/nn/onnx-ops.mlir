@@ -56,6 +56,16 @@ func.func @compare_select_cast(%x: tensor<?x4xf32>, %k: tensor<4xi64>, %s: tenso
 
 // -----
 
+// A ratio given at run time rides along as an operand.
+// CHECK-LABEL: func @dropout_runtime_ratio
+// CHECK: nn.dropout %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<f32>) -> (tensor<?x4xf32>, tensor<?x4xi1>)
+func.func @dropout_runtime_ratio(%x: tensor<?x4xf32>, %r: tensor<f32>) -> tensor<?x4xf32> {
+  %0, %1 = nn.dropout %x, %r : (tensor<?x4xf32>, tensor<f32>) -> (tensor<?x4xf32>, tensor<?x4xi1>)
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @softmax_and_reductions
 func.func @softmax_and_reductions(%x: tensor<?x3x5xf32>) -> (tensor<?x3x5xf32>, tensor<?x3x5xf32>, tensor<?x1x5xf32>, tensor<?xf32>, tensor<1x1x1xf32>, tensor<?x3x5xf32>) {
   // CHECK: nn.softmax %{{.*}} {axis = 1 : i64} : (tensor<?x3x5xf32>) -> tensor<?x3x5xf32>
