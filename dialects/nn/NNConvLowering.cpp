@@ -927,16 +927,19 @@ Results MaxPoolIndicesOp::lowerToLinalg(OpBuilder &b) {
     auto idx = [&](int64_t dim) -> Value {
       return linalg::IndexOp::create(nb, l, dim);
     };
+    // Each value in its own statement: the IR's order must not depend on
+    // the compiler's order of evaluating arguments.
     auto at = [&](int64_t outDim, int64_t kDim, int64_t i) -> Value {
-      Value v = mulAdd(
-          nb, l, idx(outDim), s[i],
-          arith::MulIOp::create(nb, l, idx(kDim),
-                                arith::ConstantIndexOp::create(nb, l, d[i])));
-      return arith::SubIOp::create(nb, l, v,
-                                   arith::ConstantIndexOp::create(nb, l, p[i]));
+      Value o = idx(outDim), kk = idx(kDim);
+      Value dil = arith::ConstantIndexOp::create(nb, l, d[i]);
+      Value v = mulAdd(nb, l, o, s[i], arith::MulIOp::create(nb, l, kk, dil));
+      Value pad = arith::ConstantIndexOp::create(nb, l, p[i]);
+      return arith::SubIOp::create(nb, l, v, pad);
     };
-    Value h = at(2, 4, 0), w = at(3, 5, 1);
-    Value plane = mulAdd(nb, l, idx(0), C, idx(1)); // n * C + c
+    Value h = at(2, 4, 0);
+    Value w = at(3, 5, 1);
+    Value n = idx(0), c = idx(1);
+    Value plane = mulAdd(nb, l, n, C, c); // n * C + c
     return columnMajor ? mulAdd(nb, l, mulAdd(nb, l, plane, W, w), H, h)
                        : mulAdd(nb, l, mulAdd(nb, l, plane, H, h), W, w);
   };
@@ -955,12 +958,12 @@ Results MaxPoolGradOp::lowerToLinalg(OpBuilder &b) {
   // 1. Each window's maximum and its first position (kh * kW + kw; -1 if
   // nothing beats -inf), with NaN winning as in PyTorch.
   int64_t kW = k[1];
-  Value arg =
-      windowArgMax(b, loc, getInput(), gType.getShape(), dy, k, s, p, d,
-                   [&](OpBuilder &nb, Location l) -> Value {
-                     return mulAdd(nb, l, linalg::IndexOp::create(nb, l, 4), kW,
-                                   linalg::IndexOp::create(nb, l, 5));
-                   });
+  Value arg = windowArgMax(b, loc, getInput(), gType.getShape(), dy, k, s, p, d,
+                           [&](OpBuilder &nb, Location l) -> Value {
+                             Value kh = linalg::IndexOp::create(nb, l, 4);
+                             Value kw = linalg::IndexOp::create(nb, l, 5);
+                             return mulAdd(nb, l, kh, kW, kw);
+                           });
   // 2. Each input position receives the gradients of the windows whose
   // maximum it is.
   if (windowsTile(type.getShape().drop_front(2), gType.getShape().drop_front(2),

@@ -99,15 +99,17 @@ func.func @max_pool(%x: tensor<?x2x6x6xf32>) -> tensor<?x2x3x3xf32> {
 // CHECK: %[[ARG:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<?x2x3x3xi64>)
 // CHECK: %{{.*}}:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<?x2x7x7xf32>, tensor<3x3xf32>) outs(%{{.*}}, %[[ARG]] : tensor<?x2x3x3xf32>, tensor<?x2x3x3xi64>)
 // CHECK: %[[TAKE:.*]] = arith.ori
-// CHECK: %[[KH:.*]] = linalg.index 4 : index
 // CHECK: %[[OH:.*]] = linalg.index 2 : index
-// CHECK: %[[H0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[KH:.*]] = linalg.index 4 : index
+// CHECK: %[[KHD:.*]] = arith.muli %[[KH]], %{{.*}} : index
+// CHECK: %[[OHS:.*]] = arith.muli %[[OH]], %{{.*}} : index
+// CHECK: %[[H0:.*]] = arith.addi %[[OHS]], %[[KHD]] : index
 // CHECK: %[[H:.*]] = arith.subi %[[H0]], %{{.*}} : index
-// CHECK: %[[KW:.*]] = linalg.index 5 : index
 // CHECK: %[[OW:.*]] = linalg.index 3 : index
+// CHECK: %[[KW:.*]] = linalg.index 5 : index
 // CHECK: %[[W:.*]] = arith.subi %{{.*}}, %{{.*}} : index
-// CHECK: %[[C:.*]] = linalg.index 1 : index
 // CHECK: %[[N:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = linalg.index 1 : index
 // CHECK: %[[NC:.*]] = arith.muli %[[N]], %{{.*}} : index
 // CHECK: %[[PLANE:.*]] = arith.addi %[[NC]], %[[C]] : index
 // CHECK: %[[PW:.*]] = arith.muli %[[PLANE]], %{{.*}} : index
