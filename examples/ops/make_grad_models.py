@@ -254,6 +254,18 @@ def pad(m):
                           ints(m, [-1])]), [2, 6])
 
 
+def pad_modes(m):
+    h4 = m.reshape(m.linear("x", 24), [-1, 2, 3, 4])
+    # Edge (ReplicationPad2d) and reflect (ReflectionPad2d, the largest
+    # pads a dim allows), and reflect along opset 18 axes.
+    m.term(m.node("Pad", [h4, ints(m, [0, 0, 2, 1, 0, 0, 1, 3])], mode="edge"),
+           [None, 2, 6, 8])
+    m.term(m.node("Pad", [h4, ints(m, [0, 0, 2, 3, 0, 0, 1, 2])], mode="reflect"),
+           [None, 2, 6, 9])
+    m.term(m.node("Pad", [m.weight([3, 4]), ints(m, [1, 2]), "", ints(m, [-1])],
+                  mode="reflect"), [3, 7])
+
+
 def split(m):
     h = m.linear("x", 7)
     a, _, c = m.node("Split", [h, ints(m, [2, 4, 1])], n_out=3, axis=1)
@@ -356,6 +368,7 @@ MODELS = {
     "matmul_batched": (matmul_batched, 17),
     "slice": (slice_, 17),
     "pad": (pad, 18),
+    "pad_modes": (pad_modes, 18),
     "split": (split, 18),
     "expand": (expand, 17),
     "trilu": (trilu, 17),

@@ -35,6 +35,8 @@ Families (file ``<name>.onnx`` in --out-dir):
   pad_ops          Pad + AveragePool (PyTorch's AvgPool2d), a constant
                    value with crops along axes                    (opset 18)
   pad_opset10      Pad with the pads/value attributes             (opset 10)
+  pad_modes        Pad in edge and reflect mode (PyTorch's ReplicationPad2d
+                   and ReflectionPad2d), on axes, of int64 too    (opset 18)
   transpose_fold   a Reshape target through Transpose of an int64 constant
                                                                   (opset 13)
   split_ops        Split with the split input, equal parts, of a weight
@@ -85,6 +87,8 @@ Families (file ``<name>.onnx`` in --out-dir):
   hard_activations_opset10
                    Clip with min/max attributes (both, one), HardSigmoid
                    with its defaults and others                  (opset 10)
+  maxpool_indices  MaxPool's Indices output: pads, storage_order = 1 with
+                   ceil_mode, 1-D                                 (opset 13)
 
 With ``--bad`` it writes instead models the importer must reject (an
 unknown attribute, unsupported attribute values, non-constant axes, ...),
@@ -395,6 +399,18 @@ def pad_ops(b):
     y = b.node("Concat", [b.node("Flatten", [a1]), b.node("Flatten", [p2])],
                axis=1)                                                  # [B,51]
     return b.model("pad_ops", [(x, [B, 3, 4, 4])], y, [B, 51], 18)
+
+
+def pad_modes(b):
+    x = "x"                                                             # [B,3,4,4]
+    e = b.node("Pad", [x, ints(b, "pe", [0, 0, 1, 2, 0, 0, 2, 1])], mode="edge")   # [B,3,7,7]
+    r = b.node("Pad", [x, ints(b, "pr", [3, 0, 1, 2]), "", ints(b, "ar", [2, 3])],
+               mode="reflect")                                          # [B,3,8,6]
+    xi = b.node("Cast", [b.node("Mul", [x, b.scalar(4.0)])], to=TensorProto.INT64)
+    ri = b.node("Pad", [xi, ints(b, "pi", [0, 0, 0, 3, 0, 0, 0, 2])], mode="reflect")
+    y = b.node("Concat", [b.node("Flatten", [v]) for v in
+                          [e, r, b.node("Cast", [ri], to=F)]], axis=1)  # [B,147+144+108]
+    return b.model("pad_modes", [(x, [B, 3, 4, 4])], y, [B, 399], 18)
 
 
 def pad_opset10(b):
@@ -952,9 +968,15 @@ def bad_models():
             mk("Constant", [], ["e"], value=t([4])),
             mk("Constant", [], ["a"], value=t([1])),
             mk("Slice", ["x", "s1", "e", "a"], ["y"], name="bad")], x2, 11),
-        "pad_reflect": bad_model("pad_reflect", [
+        "pad_wrap": bad_model("pad_wrap", [
             mk("Constant", [], ["p"], value=t([0, 1, 0, 1])),
+            mk("Pad", ["x", "p"], ["y"], name="bad", mode="wrap")], x2, 19),
+        "pad_reflect_wide": bad_model("pad_reflect_wide", [
+            mk("Constant", [], ["p"], value=t([0, 4, 0, 1])),
             mk("Pad", ["x", "p"], ["y"], name="bad", mode="reflect")], x2, 13),
+        "pad_edge_crop": bad_model("pad_edge_crop", [
+            mk("Constant", [], ["p"], value=t([0, -1, 0, 1])),
+            mk("Pad", ["x", "p"], ["y"], name="bad", mode="edge")], x2, 13),
         "pad_batch": bad_model("pad_batch", [
             mk("Constant", [], ["p"], value=t([1, 0, 0, 0])),
             mk("Pad", ["x", "p"], ["y"], name="bad")], x2, 13),
@@ -1071,7 +1093,7 @@ def maxpool_indices(b):
 FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             dropout_opset10, softmax, softmax_opset11, reduce_attr,
             reduce_input, transpose, squeeze_attr, squeeze_input, concat,
-            matmul_nd, slice_ops, slice_opset9, pad_ops, pad_opset10,
+            matmul_nd, slice_ops, slice_opset9, pad_ops, pad_opset10, pad_modes,
             transpose_fold,
             split_ops, split_opset18, expand_ops, trilu_ops, shape_fold, shape_batch, constant_forms,
             int_bool_reshape, int_arith, dynamic_batch, cumsum_int32,

@@ -307,21 +307,71 @@ FailureOr<Value> importSlice(NodeImporter &n) {
   return buildSlice(n, *x, starts, ends, axes, steps);
 }
 
-/// Pad in constant mode: negative pads (crops) become an nn.slice, the
-/// rest an nn.pad of `constant_value` (0 when not given).
+/// Pad in `edge` or `reflect` mode, as np.pad: axis by axis, `x` becomes
+/// the concatenation of 1-wide slices of itself (the first or last entry
+/// repeated, or the entries mirrored without the edge) around it, so the
+/// gradient is the slices' and the concatenation's. `pads` are >= 0.
+FailureOr<Value> padBySlices(NodeImporter &n, Value x, StringRef mode,
+                             ArrayRef<int64_t> pads) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t lo = pads[i], hi = pads[rank + i];
+    if (!lo && !hi)
+      continue;
+    int64_t dim = type.getDimSize(i);
+    bool reflect = mode == "reflect";
+    if (reflect ? (lo >= dim || hi >= dim) : dim < 1) {
+      n.error() << "mode '" << mode << "' pads dim " << i << " (size " << dim
+                << ") by " << lo << " and " << hi
+                << (reflect ? ": reflect pads must be smaller than the dim"
+                            : ": edge padding needs a non-empty dim");
+      return failure();
+    }
+    auto entry = [&](int64_t at) {
+      return buildSlice(n, x, {at}, {at + 1}, {i}, {1});
+    };
+    SmallVector<Value> pieces;
+    for (int64_t k = lo; k >= 1; --k) {
+      FailureOr<Value> s = entry(reflect ? k : 0);
+      if (failed(s))
+        return failure();
+      pieces.push_back(*s);
+    }
+    pieces.push_back(x);
+    for (int64_t k = 1; k <= hi; ++k) {
+      FailureOr<Value> s = entry(reflect ? dim - 1 - k : dim - 1);
+      if (failed(s))
+        return failure();
+      pieces.push_back(*s);
+    }
+    FailureOr<Value> joined = n.build<nn::ConcatOp>(
+        pieces, {n.b.getNamedAttr("axis", n.b.getI64IntegerAttr(i))});
+    if (failed(joined))
+      return failure();
+    x = *joined;
+    type = cast<RankedTensorType>(x.getType());
+  }
+  return x;
+}
+
+/// Pad: negative pads (crops) become an nn.slice, the rest an nn.pad of
+/// `constant_value` (0 when not given) in constant mode, slices and
+/// concatenations in edge and reflect mode (padBySlices).
 FailureOr<Value> importPad(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
-  if (!type.getElementType().isF32()) {
-    n.error() << "input of type " << type.getElementType()
-              << " is not supported (float32 only)";
+  std::string mode = n.attrString("mode");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") {
+    n.error() << "mode '" << mode
+              << "' is not supported (constant, edge, reflect)";
     return failure();
   }
-  std::string mode = n.attrString("mode");
-  if (mode != "constant") {
-    n.error() << "mode '" << mode << "' is not supported (only 'constant')";
+  if (mode == "constant" && !type.getElementType().isF32()) {
+    n.error() << "input of type " << type.getElementType()
+              << " is not supported in constant mode (float32 only)";
     return failure();
   }
   int64_t rank = type.getRank();
@@ -396,6 +446,11 @@ FailureOr<Value> importPad(NodeImporter &n) {
     }
     if (lo >= 0 && hi >= 0)
       continue;
+    if (mode != "constant") {
+      n.error() << "negative pads (crops) are not supported in mode '" << mode
+                << "'";
+      return failure();
+    }
     int64_t dim = type.getDimSize(i);
     if (-std::min<int64_t>(lo, 0) - std::min<int64_t>(hi, 0) > dim) {
       n.error() << "pads of dim " << i << " crop more than its " << dim
@@ -416,6 +471,8 @@ FailureOr<Value> importPad(NodeImporter &n) {
       return failure();
     in = *sliced;
   }
+  if (mode != "constant")
+    return padBySlices(n, in, mode, pads);
   return n.build<nn::PadOp>(
       {in}, {b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)),
              b.getNamedAttr("value", b.getF32FloatAttr(value))});
@@ -766,14 +823,22 @@ void registerShapeOps(OpRegistry &r) {
          {{"mode", "constant"}, "pads", {"value", 0.0f}},
          importPad,
          {},
-         {" (attribute form 2-10; `axes` 18+)", "`nn.pad`",
-          "yes (`nn.slice` of the gradient where the input was placed)",
-          "`constant` mode only (`reflect`, `edge`, `wrap`: an error); `pads` "
+         {" (attribute form 2-10; `axes` 18+)",
+          "`nn.pad`; `nn.concat` of `nn.slice`s (edge, reflect)",
+          "yes (`nn.slice` of the gradient where the input was placed; edge "
+          "and reflect: the slices' and `nn.concat`'s gradients, summed)",
+          "`constant`, `edge` and `reflect` modes (`wrap`: an error); `pads` "
           "a constant int64 input (11+) or attribute (before 11), "
-          "`constant_value` a constant float32 scalar (default 0), optional "
-          "constant `axes` (18+). float32 data. Negative pads crop (an "
-          "`nn.slice` first). Padding the dynamic batch dim is an error. "
-          "Lowers to `linalg.fill` and `tensor.insert_slice`"}});
+          "`constant_value` a constant float32 scalar (default 0; constant "
+          "mode only reads it), optional constant `axes` (18+). Constant "
+          "mode: float32 data; negative pads crop (an `nn.slice` first); "
+          "lowers to `linalg.fill` and `tensor.insert_slice`. Edge and "
+          "reflect mode (PyTorch's ReplicationPad and ReflectionPad): "
+          "float32, int64, int32 or bool data, pads >= 0 (reflect: smaller "
+          "than the dim), imported axis by axis as in np.pad as an "
+          "`nn.concat` of 1-wide `nn.slice`s around the input, so the "
+          "gradient is theirs. Padding the dynamic batch dim is an "
+          "error"}});
   r.add({"Split",
          7,
          {{"axis", 0}, "split", "num_outputs"},

@@ -164,6 +164,8 @@ def run_node(node, vals):
                 else list(range(rank)))
         pads, n = [int(p) for p in x[1]], len(axes)
         value = float(x[2]) if len(x) > 2 and x[2] is not None else 0.0
+        mode = attrs.get("mode", "constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
         y = x[0]
         for k, a in enumerate(axes):
             lo, hi = pads[k], pads[n + k]
@@ -171,7 +173,8 @@ def run_node(node, vals):
             index[a] = slice(max(-lo, 0), y.shape[a] - max(-hi, 0))
             width = [(0, 0)] * rank
             width[a] = (max(lo, 0), max(hi, 0))
-            y = np.pad(y[tuple(index)], width, constant_values=value)
+            y = (np.pad(y[tuple(index)], width, constant_values=value)
+                 if mode == "constant" else np.pad(y[tuple(index)], width, mode=mode))
         return y
     if op == "Split":
         axis = attrs.get("axis", 0)
