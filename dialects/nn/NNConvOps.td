@@ -463,6 +463,41 @@ def NN_GatherElementsGradOp : NN_Op<"gather_elements_grad"> {
   let results = (outs NN_F32Tensor:$result);
 }
 
+def NN_GatherNDGradOp : NN_Op<"gather_nd_grad"> {
+  let summary = "Gradient of nn.gather_nd w.r.t. data: scatter-add";
+  let description = [{
+    Zeros of the shape of `data` (the forward's data operand, read for its
+    shape only) into which each slice of `grad` is added at the index tuple
+    that gathered it; a tuple that occurs several times receives the sum.
+    Lowers to `scf.for` loops over `grad`, one element each.
+
+    ```mlir
+    %dd = nn.gather_nd_grad %dy, %i, %x
+        : (tensor<?x3x4xf32>, tensor<?x3x1xi64>, tensor<?x5x4xf32>) -> tensor<?x5x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$indices,
+                   NN_F32Tensor:$data, DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs NN_F32Tensor:$result);
+}
+
+def NN_ScatterNDDataGradOp : NN_Op<"scatter_nd_data_grad"> {
+  let summary = "Gradient of nn.scatter_nd (reduction none) w.r.t. data";
+  let description = [{
+    `grad` with zeros where the forward wrote its updates (those positions
+    of the data did not reach the result). `updates` is read for its shape
+    only. Lowers to `scf.for` loops over the updates, one element each.
+
+    ```mlir
+    %dd = nn.scatter_nd_data_grad %dy, %i, %u
+        : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$indices,
+                   NN_F32Tensor:$updates);
+  let results = (outs NN_F32Tensor:$result);
+}
+
 def NN_EmbeddingBagGradOp : NN_Op<"embedding_bag_grad"> {
   let summary = "Gradient of nn.embedding_bag w.r.t. the table";
   let description = [{

@@ -680,6 +680,50 @@ def NN_GatherElementsOp : NN_DiffOp<"gather_elements"> {
   let hasVerifier = 1;
 }
 
+def NN_GatherNDOp : NN_DiffOp<"gather_nd"> {
+  let summary = "Gathers slices of data at index tuples (ONNX GatherND)";
+  let description = [{
+    ONNX `GatherND`: with `b = batch_dims` and `k` the indices' last dim,
+    `result[i..., s...] = data[i_0..i_{b-1}, indices[i..., 0..k-1], s...]`,
+    of shape `indices.shape[:-1] + data.shape[b + k:]`; the first `b` dims
+    of data and indices are batch dims they share. Negative indices count
+    from the end; indices out of range stop the program. The data dims the
+    indices address must be static.
+
+    ```mlir
+    %y = nn.gather_nd %x, %i : (tensor<?x5x4xf32>, tensor<?x3x1xi64>) -> tensor<?x3x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64, I32]>:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ScatterNDOp : NN_DiffOp<"scatter_nd"> {
+  let summary = "Writes slices into a copy of data at index tuples (ONNX ScatterND)";
+  let description = [{
+    ONNX `ScatterND` on run-time values: a copy of `data` in which, with
+    `k` the indices' last dim, `result[indices[i..., :], s...]` becomes
+    `updates[i..., s...]` (`reduction = "none"`) or is combined with it
+    (`"add"`, `"mul"`, `"max"`, `"min"`), index tuples in row-major order.
+    `updates` has the shape `indices.shape[:-1] + data.shape[k:]`. Negative
+    indices count from the end; out-of-range ones stop the program.
+    Gradients (float32) for `"none"` (duplicate index tuples are undefined
+    in ONNX; each position's last writer gets it) and `"add"`.
+
+    ```mlir
+    %y = nn.scatter_nd %x, %i, %u {reduction = "add"}
+        : (tensor<8x4xf32>, tensor<3x1xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins NN_AnyTensor:$data, RankedTensorOf<[I64, I32]>:$indices,
+                   NN_AnyTensor:$updates,
+                   DefaultValuedStrAttr<StrAttr, "none">:$reduction);
+  let results = (outs NN_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
 def NN_EmbeddingBagOp : NN_DiffOp<"embedding_bag",
     [DeclareOpInterfaceMethods<SparseAccessOpInterface,
                                ["getBagOffsetsOperand",

@@ -266,6 +266,25 @@ def pad_modes(m):
                   mode="reflect"), [3, 7])
 
 
+def gather_scatter_nd(m):
+    h3 = m.reshape(m.linear("x", 12), [-1, 3, 4])
+    t = m.node("Transpose", [h3], perm=[1, 2, 0])                     # [3,4,B]
+    # GatherND of a run-time value (repeated and negative tuples: their
+    # gradients sum) and with batch_dims = 1 of a weight.
+    g = m.node("GatherND", [t, m.const(np.array([[2], [0], [-1]], np.int64))])
+    m.term(m.node("Transpose", [g], perm=[2, 0, 1]), [None, 3, 4])
+    m.term(m.node("GatherND", [m.weight([2, 3, 4]),
+                               m.const(np.array([[[2, 1]], [[0, 3]]], np.int64))],
+                  batch_dims=1), [2, 1])
+    # ScatterND none (data's gradient is zero where written) and add, of
+    # run-time data and updates.
+    u = m.node("Transpose", [m.reshape(m.linear("x", 8), [-1, 2, 4])], perm=[1, 2, 0])
+    for red in ["none", "add"]:
+        s = m.node("ScatterND", [t, m.const(np.array([[1], [2]], np.int64)), u],
+                   reduction=red)
+        m.term(m.node("Transpose", [s], perm=[2, 0, 1]), [None, 3, 4])
+
+
 def split(m):
     h = m.linear("x", 7)
     a, _, c = m.node("Split", [h, ints(m, [2, 4, 1])], n_out=3, axis=1)
@@ -369,6 +388,7 @@ MODELS = {
     "slice": (slice_, 17),
     "pad": (pad, 18),
     "pad_modes": (pad_modes, 18),
+    "gather_scatter_nd": (gather_scatter_nd, 16),
     "split": (split, 18),
     "expand": (expand, 17),
     "trilu": (trilu, 17),

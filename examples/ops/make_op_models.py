@@ -89,6 +89,9 @@ Families (file ``<name>.onnx`` in --out-dir):
                    with its defaults and others                  (opset 10)
   maxpool_indices  MaxPool's Indices output: pads, storage_order = 1 with
                    ceil_mode, 1-D                                 (opset 13)
+  gather_scatter_nd
+                   GatherND (batch_dims 0, 1) and ScatterND (none, add,
+                   mul) on run-time values                        (opset 16)
 
 With ``--bad`` it writes instead models the importer must reject (an
 unknown attribute, unsupported attribute values, non-constant axes, ...),
@@ -1002,9 +1005,9 @@ def bad_models():
                activations=["Elu", "Tanh"], layout=1)], [("x", [B, 4, 3])], 14,
             [numpy_helper.from_array(np.ones([1, 6, 3], np.float32), "w"),
              numpy_helper.from_array(np.ones([1, 6, 2], np.float32), "r")]),
-        "scatternd_runtime": bad_model("scatternd_runtime", [
+        "scatternd_updates_shape": bad_model("scatternd_updates_shape", [
             mk("Constant", [], ["i"], value=t([[1]])),
-            mk("Constant", [], ["u"], value=t(np.ones([1, 4]), np.float32)),
+            mk("Constant", [], ["u"], value=t(np.ones([1, 3]), np.float32)),
             mk("ScatterND", ["x", "i", "u"], ["y"], name="bad")], [("x", [3, 4])], 13),
         "pad_value_not_constant": bad_model("pad_value_not_constant", [
             mk("Constant", [], ["p"], value=t([0, 1, 0, 1])),
@@ -1069,6 +1072,26 @@ def bad_models():
     }
 
 
+def gather_scatter_nd(b):
+    """GatherND and ScatterND (none, add, mul) on run-time values, the batch
+    moved last so that the index tuples address static dims; GatherND with
+    batch_dims = 1 on a weight; a negative index."""
+    x = "x"                                                             # [B,5,4]
+    t = b.node("Transpose", [x], perm=[1, 2, 0])                         # [5,4,B]
+    part = b.node("Transpose", [b.node("Slice", [x, ints(b, "s0", [0]), ints(b, "s1", [2]),
+                                                 ints(b, "s2", [1])])], perm=[1, 2, 0])  # [2,4,B]
+    idx = b.const("idx", np.array([[3], [-5]], np.int64))
+    outs = [b.node("ScatterND", [t, idx, part], reduction=r) for r in ["none", "add", "mul"]]
+    g = b.node("GatherND", [t, b.const("gi", np.array([[1], [4], [2]], np.int64))])  # [3,4,B]
+    w = b.weight("w", [2, 3, 4])
+    gb = b.node("GatherND", [w, b.const("gb", np.array([[[2, 1]], [[0, 3]]], np.int64))],
+                batch_dims=1)                                            # [2,1]
+    flat = [b.node("Flatten", [b.node("Transpose", [v], perm=[2, 0, 1])]) for v in outs + [g]]
+    y = b.node("Add", [b.node("Concat", flat, axis=1),                  # [B,72]
+                       b.node("ReduceSum", [gb], keepdims=0)])
+    return b.model("gather_scatter_nd", [(x, [B, 5, 4])], y, [B, 72], 16)
+
+
 def maxpool_indices(b):
     """MaxPool's Indices output: row-major with pads, column-major
     (storage_order = 1) with ceil_mode, and 1-D; the flat indices (cast to
@@ -1100,7 +1123,7 @@ FAMILIES = [unary, binary, gelu, gelu_decomposed, where_equal_cast, dropout,
             hard_activations,
             hard_activations_opset10, recurrent, lstm_small, int32_input,
             scatter_nd_const, clip_tile, unary_opset6, pow_types,
-            maxpool_indices]
+            maxpool_indices, gather_scatter_nd]
 
 
 def main():

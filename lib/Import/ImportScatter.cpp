@@ -1,10 +1,11 @@
-//===- ImportScatter.cpp - ScatterND on import-time constants -------------===//
+//===- ImportScatter.cpp - ScatterND and GatherND -------------------------===//
 //
 // Exporters emit ScatterND for masks built once from static shapes (Swin's
 // shifted-window attention mask: zeros, then a window id written into each
 // region). There every input is a constant, and the importer computes the
-// result: an arith.constant, as if the exporter had folded it. ScatterND
-// on run-time data or updates is an error naming the node.
+// result: an arith.constant, as if the exporter had folded it. On run-time
+// values ScatterND is nn.scatter_nd (PyTorch's index_put_), and GatherND
+// nn.gather_nd.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +124,60 @@ DenseElementsAttr scatter(NodeImporter &n, DenseElementsAttr data,
   }
 }
 
+/// ScatterND on run-time values: nn.scatter_nd, whose verifier checks the
+/// shapes (an error naming the node).
+FailureOr<Value> importRuntimeScatterND(NodeImporter &n, StringRef reduction) {
+  FailureOr<Value> data = n.operand(0), indices = n.operand(1),
+                   updates = n.operand(2);
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  Type it = cast<RankedTensorType>(indices->getType()).getElementType();
+  if (!it.isInteger(64) && !it.isInteger(32)) {
+    n.error() << "input 'indices' must be int64 or int32, got " << it;
+    return failure();
+  }
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto itype = cast<RankedTensorType>(indices->getType());
+  auto ut = cast<RankedTensorType>(updates->getType());
+  int64_t q = itype.getRank();
+  int64_t k = q ? itype.getDimSize(q - 1) : ShapedType::kDynamic;
+  bool fits = q >= 1 && !ShapedType::isDynamic(k) && k >= 1 &&
+              k <= dt.getRank() && ut.getElementType() == dt.getElementType();
+  if (fits) {
+    SmallVector<int64_t> want(itype.getShape().drop_back());
+    llvm::append_range(want, dt.getShape().drop_front(k));
+    fits = (int64_t)want.size() == ut.getRank();
+    for (int64_t i = 0; fits && i < ut.getRank(); ++i)
+      fits = ShapedType::isDynamic(want[i]) || ut.isDynamicDim(i) ||
+             want[i] == ut.getDimSize(i);
+  }
+  if (!fits) {
+    n.error() << "inputs do not match: data " << dt << ", indices " << itype
+              << ", updates " << ut
+              << " (updates must be indices.shape[:-1] + data.shape[k:] of "
+                 "the data's type, k = indices.shape[-1] static and <= rank)";
+    return failure();
+  }
+  return n.build<nn::ScatterNDOp>(
+      {*data, *indices, *updates},
+      {n.b.getNamedAttr("reduction", n.b.getStringAttr(reduction))});
+}
+
+FailureOr<Value> importGatherND(NodeImporter &n) {
+  FailureOr<Value> data = n.operand(0), indices = n.operand(1);
+  if (failed(data) || failed(indices))
+    return failure();
+  Type it = cast<RankedTensorType>(indices->getType()).getElementType();
+  if (!it.isInteger(64) && !it.isInteger(32)) {
+    n.error() << "input 'indices' must be int64 or int32, got " << it;
+    return failure();
+  }
+  return n.build<nn::GatherNDOp>(
+      {*data, *indices},
+      {n.b.getNamedAttr("batch_dims",
+                        n.b.getI64IntegerAttr(n.attrInt("batch_dims")))});
+}
+
 FailureOr<Value> importScatterND(NodeImporter &n) {
   std::string reduction = n.attrString("reduction");
   if (reduction != "none" && reduction != "add" && reduction != "mul" &&
@@ -136,23 +191,16 @@ FailureOr<Value> importScatterND(NodeImporter &n) {
     return failure();
   }
   const IntConstant *indices = n.intConstant(1);
-  if (!indices || indices->hasUnknown() || indices->isBool ||
-      indices->dims.empty()) {
-    n.error() << "input 'indices' must be an int64 constant of rank >= 1 "
-                 "(ScatterND is computed at import, on constants only)";
-    return failure();
-  }
   FailureOr<DenseElementsAttr> data = constantInput(n, 0);
   if (failed(data))
     return failure();
   FailureOr<DenseElementsAttr> updates = constantInput(n, 2);
   if (failed(updates))
     return failure();
-  if (!*data || !*updates) {
-    n.error() << "ScatterND on run-time values is not supported: its 'data' "
-                 "and 'updates' must be constants (it is computed at import)";
-    return failure();
-  }
+  bool folded = indices && !indices->hasUnknown() && !indices->isBool &&
+                !indices->dims.empty() && *data && *updates;
+  if (!folded)
+    return importRuntimeScatterND(n, reduction);
   auto dataType = cast<RankedTensorType>(data->getType());
   auto updType = cast<RankedTensorType>(updates->getType());
   Type elem = dataType.getElementType();
@@ -185,12 +233,29 @@ void registerScatterOps(OpRegistry &r) {
          {{"reduction", "none"}},
          importScatterND,
          {},
-         {"", "`arith.constant` (computed at import)", "—",
+         {"", "`arith.constant` (computed at import) or `nn.scatter_nd`",
+          "data and updates, reduction none and add (`nn.scatter_nd`)",
           "computed at import when `data`, `indices` and `updates` are "
           "constants (Swin's shifted-window attention mask); float, int64, "
           "int32 or bool; `reduction` none, add, mul (opset 16+), max, min "
           "(opset 18+); negative indices count from the end. On run-time "
-          "values it is an error"}});
+          "values (PyTorch's `index_put_`): `nn.scatter_nd`, int64/int32 "
+          "indices whose last dim is static, the addressed data dims "
+          "static, out-of-range indices stop the program; gradients "
+          "(float32) for none (data: zero where written; updates: the "
+          "result's gradient gathered) and add"}});
+  r.add({"GatherND",
+         11,
+         {{"batch_dims", 0}},
+         importGatherND,
+         {},
+         {" (`batch_dims` 12+)", "`nn.gather_nd`",
+          "data (`nn.gather_nd_grad`: each gradient slice added at its index "
+          "tuple, repeated tuples sum); indices none",
+          "any data element type, int64/int32 indices with a static last "
+          "dim (the tuple size), `batch_dims`; the addressed data dims "
+          "static; negative indices count from the end, out-of-range ones "
+          "stop the program"}});
 }
 
 } // namespace autodist::detail

@@ -215,8 +215,7 @@ be 0); *crash*: the compiler or executable died; *random*: the expected output
 comes from the reference's random generator (dropout in training mode), not
 run. Most rejections are input types other than float32/int64/int32/bool
 (float64, float16, bfloat16, int8/int16, unsigned, strings, sequences); the
-others are ScatterND on run-time indices, 3-D pooling, a float Range and
-a general Loop.
+others are 3-D pooling, a float Range and a general Loop.
 
 """
 

@@ -158,6 +158,22 @@ def run_node(node, vals):
             e = max(min(int(e), n), -n - 1)
             index[int(a)] = slice(int(s), None if e == -n - 1 else e, int(st))
         return x[0][tuple(index)]
+    if op == "GatherND":
+        data, idx = x[0], x[1].astype(np.int64)
+        bd = int(attrs.get("batch_dims", 0))
+        k = idx.shape[-1]
+        out = np.empty(idx.shape[:-1] + data.shape[bd + k:], data.dtype)
+        for i in np.ndindex(*idx.shape[:-1]):
+            out[i] = data[tuple(i[:bd]) + tuple(idx[i])]
+        return out
+    if op == "ScatterND":
+        out, idx, upd = x[0].copy(), x[1].astype(np.int64), x[2]
+        red = attrs.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        for i in np.ndindex(*idx.shape[:-1]):
+            at = tuple(idx[i])
+            out[at] = upd[i] if red == "none" else out[at] + upd[i]
+        return out
     if op == "Pad":
         rank = x[0].ndim
         axes = ([int(a) % rank for a in x[3]] if len(x) > 3 and x[3] is not None
