@@ -3,6 +3,7 @@
 #include "autodist/Driver/Compile.h"
 #include "autodist/Driver/OutputFile.h"
 #include "autodist/Driver/Pipeline.h"
+#include "autodist/Driver/Target.h"
 #include "autodist/Import/OnnxImporter.h"
 #include "autodist/Passes.h"
 #include "autodist/Strategy/ResourceSpec.h"
@@ -13,6 +14,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -318,8 +320,13 @@ LogicalResult Compiler::run() {
     });
 
   progress("lowering to LLVM");
-  if (failed(runPipeline(*module, loweringPipeline(), false)))
-    return failure();
+  {
+    PassManager pm(&context);
+    if (llvm::Error e = buildLoweringPipeline(pm, {o.target}))
+      return report(context, std::move(e));
+    if (failed(pm.run(*module)))
+      return failure();
+  }
   if (o.emit == "llvm")
     return writeAtomically([&](llvm::StringRef tmp) -> llvm::Error {
       llvm::LLVMContext llvmContext;
@@ -353,9 +360,10 @@ LogicalResult verifyCompileOptions(MLIRContext &context,
     return fail(context, "no input model given");
   if (o.output.empty())
     return fail(context, "no output file given (-o)");
-  if (o.target != "cpu")
+  if (!llvm::is_contained(targetNames(), o.target))
     return fail(context, "--target=" + o.target +
-                             " is not supported yet (supported: cpu)");
+                             " is not supported yet (supported: " +
+                             llvm::join(targetNames(), ", ") + ")");
   if (o.optLevel > 3)
     return fail(context, "-O" + llvm::Twine(o.optLevel) +
                              ": the optimization level must be 0, 1, 2 or 3");

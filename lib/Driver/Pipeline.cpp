@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the compile pipelines -------------------------------===//
 
 #include "autodist/Driver/Pipeline.h"
+#include "autodist/Driver/Target.h"
 #include "autodist/Passes.h"
 #include "dist/DistOps.h"
 #include "nn/NNOps.h"
@@ -87,43 +88,6 @@ LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   return pm.run(module);
 }
 
-std::string loweringPipeline() {
-  return "autodist-export-manifest,"
-         "convert-nn-to-linalg,"
-         // Which collectives overlap the computation: in the dist IR, once
-         // the computation is lowered (its ops are the work to hide behind).
-         "dist-overlap-collectives,"
-         "convert-dist-to-runtime,"
-         "canonicalize,cse,"
-         "autodist-fuse-elementwise,"
-         "autodist-untie-empty-tensors,"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-results-to-out-params{modify-public-functions "
-         "hoist-static-allocs},"
-         "convert-linalg-to-blas,"
-         "autodist-deallocate-buffers,"
-         "autodist-strided-copies-to-linalg,"
-         "autodist-collapse-loop-dims,"
-         "convert-linalg-to-loops,"
-         "autodist-outline-loops,"
-         // Names the compiled time in --trace after the ONNX nodes.
-         "autodist-trace-loop-calls,"
-         "canonicalize,cse,"
-         // Equal shapes give equal loop nests: the blocks of a Transformer
-         // then share their outlined functions, so LLVM sees each once.
-         "duplicate-function-elimination,"
-         "expand-strided-metadata,lower-affine,"
-         // Allocations go through the runtime's step arena (docs/abi.md).
-         "finalize-memref-to-llvm{use-generic-functions},"
-         "convert-scf-to-cf,"
-         // Dialect conversion is superlinear in the size of a block.
-         "autodist-bound-block-size,"
-         "convert-to-llvm,"
-         "reconcile-unrealized-casts,"
-         "autodist-emit-abi";
-}
-
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline, bool verbose) {
   PassManager pm(module.getContext());
   std::string errors;
@@ -137,16 +101,40 @@ LogicalResult runPipeline(ModuleOp module, StringRef pipeline, bool verbose) {
   return pm.run(module);
 }
 
+namespace {
+/// A pass that fails with `message`: a pipeline builder cannot fail, so a
+/// bad pipeline option becomes an error when the pipeline runs.
+struct ReportErrorPass
+    : public PassWrapper<ReportErrorPass, OperationPass<ModuleOp>> {
+  explicit ReportErrorPass(std::string message) : message(std::move(message)) {}
+  StringRef getArgument() const override { return "autodist-report-error"; }
+  void runOnOperation() override {
+    getOperation().emitError(message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+
+/// The options of the autodist-lower-to-llvm pipeline.
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("the target (cpu)"),
+                             llvm::cl::init("cpu")};
+};
+} // namespace
+
 void registerAllPassesAndPipelines() {
   static bool once = [] {
     mlir::registerAllPasses();
     registerAutodistPasses();
-    PassPipelineRegistration<>(
+    PassPipelineRegistration<LowerToLLVMOptions>(
         "autodist-lower-to-llvm",
-        "Lower nn/dist on tensors to the LLVM dialect with the runtime ABI",
-        [](OpPassManager &pm) {
-          if (failed(parsePassPipeline(loweringPipeline(), pm)))
-            llvm::report_fatal_error("invalid built-in lowering pipeline");
+        "Lower nn/dist on tensors to the LLVM dialect with the runtime ABI "
+        "(the target's lowering, autodist-compile's --target)",
+        [](OpPassManager &pm, const LowerToLLVMOptions &o) {
+          if (llvm::Error e = buildLoweringPipeline(pm, {o.target}))
+            pm.addPass(std::make_unique<ReportErrorPass>(
+                llvm::toString(std::move(e))));
         });
     return true;
   }();

@@ -22,13 +22,11 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 mlir::LogicalResult buildTrainingStep(mlir::ModuleOp module,
                                       const CompileOptions &options);
 
-/// Rewrites @train_step to carry out its strategy (dist-synchronize), then
-/// cuts all-reduce buckets over `bucketBytes` (dist-split-buckets).
+/// Rewrites @train_step to carry out its strategy (dist-partition,
+/// dist-synchronize, dist-staleness-pipeline, dist-split-powersgd), then cuts
+/// all-reduce buckets over `bucketBytes` (dist-split-buckets).
 mlir::LogicalResult synchronize(mlir::ModuleOp module,
                                 int64_t bucketBytes = 1 << 20);
-
-/// The pass list (no op anchor) from nn/dist on tensors to the LLVM dialect.
-std::string loweringPipeline();
 
 /// Runs a pass list on `module`, printing progress to stderr
 /// when `verbose` is set.
