@@ -291,28 +291,28 @@ FailureOr<Value> importDropout(NodeImporter &n) {
   // inference form does not read it, the training step refuses it.
   float ratio = n.attrFloat("ratio");
   SmallVector<Value> operands = {*x};
-  FailureOr<std::optional<std::vector<float>>> constant =
-      n.opset() >= 12 && n.hasInput(1)
-          ? n.constFloats(1)
-          : FailureOr<std::optional<std::vector<float>>>(std::nullopt);
-  if (failed(constant))
-    return failure();
-  if (n.opset() >= 12 && n.hasInput(1) && !*constant) {
-    FailureOr<Value> r = n.operand(1);
-    if (failed(r))
-      return failure();
-    auto t = dyn_cast<RankedTensorType>(r->getType());
-    if (!t || !t.getElementType().isF32() || t.getRank() != 0) {
-      n.error() << "input 'ratio' must be a float32 scalar, got "
-                << r->getType();
-      return failure();
-    }
-    operands.push_back(*r);
-  } else if (n.opset() >= 12) {
-    FailureOr<float> v = constScalarInput(n, 1, "ratio", ratio);
+  if (n.opset() >= 12 && n.hasInput(1)) {
+    FailureOr<std::optional<std::vector<float>>> v = n.constFloats(1);
     if (failed(v))
       return failure();
-    ratio = *v;
+    if (*v) {
+      if ((*v)->size() != 1) {
+        n.error() << "input 'ratio' must be a constant float scalar";
+        return failure();
+      }
+      ratio = (**v)[0];
+    } else {
+      FailureOr<Value> r = n.operand(1);
+      if (failed(r))
+        return failure();
+      auto t = dyn_cast<RankedTensorType>(r->getType());
+      if (!t || !t.getElementType().isF32() || t.getRank() != 0) {
+        n.error() << "input 'ratio' must be a float32 scalar, got "
+                  << r->getType();
+        return failure();
+      }
+      operands.push_back(*r);
+    }
   }
   if (!(ratio >= 0.0f && ratio < 1.0f)) {
     n.error() << "ratio " << ratio << " is outside [0, 1)";
