@@ -11,12 +11,8 @@
 #include "nn/NNShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/Sequence.h"
 
@@ -301,77 +297,12 @@ static Value convContraction(OpBuilder &b, Location loc, Value xp, Value w,
 }
 
 //===----------------------------------------------------------------------===//
-// oneDNN convolutions (the ops' `onednn` attribute)
-//===----------------------------------------------------------------------===//
-
-/// `v`'s buffer as the memref of dynamic shape the runtime's C ABI takes.
-static Value dynamicBuffer(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<int64_t> dyn(type.getRank(), ShapedType::kDynamic);
-  return memref::CastOp::create(
-      b, loc, MemRefType::get(dyn, type.getElementType()), buffer);
-}
-
-/// One call `fn(ins..., out, strides, pads, dilations)` (docs/abi.md: the
-/// runtime's oneDNN convolutions, i32 geometry) on the buffers of the
-/// tensors `ins`, writing a fresh buffer of `type` whose batch is that of
-/// `like`; returns that buffer as a tensor. The call survives bufferization
-/// as it is (to_buffer / to_tensor, as the dist collectives).
-static Value onednnCall(OpBuilder &b, Operation *op, StringRef fn,
-                        ValueRange ins, RankedTensorType type, Value like,
-                        ArrayRef<int64_t> s, ArrayRef<int64_t> p,
-                        ArrayRef<int64_t> d) {
-  Location loc = op->getLoc();
-  SmallVector<Value> args;
-  for (Value v : ins) {
-    auto t = typeOf(v);
-    Value buf = bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(t.getShape(), t.getElementType()), v);
-    args.push_back(dynamicBuffer(b, loc, buf));
-  }
-  SmallVector<Value> dyn;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (type.isDynamicDim(i))
-      dyn.push_back(tensor::DimOp::create(b, loc, like, i));
-  auto outType = MemRefType::get(type.getShape(), type.getElementType());
-  Value out = memref::AllocOp::create(b, loc, outType, dyn);
-  args.push_back(dynamicBuffer(b, loc, out));
-  for (ArrayRef<int64_t> attr : {s, p, d})
-    for (int64_t v : attr)
-      args.push_back(arith::ConstantIntOp::create(b, loc, v, 32));
-  auto module = op->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(fn);
-  if (!callee) {
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    callee = func::FuncOp::create(
-        mb, loc, fn, mb.getFunctionType(ValueRange(args).getTypes(), {}));
-    callee.setPrivate();
-    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    mb.getUnitAttr());
-  }
-  func::CallOp::create(b, loc, callee, args);
-  return bufferization::ToTensorOp::create(b, loc, type, out,
-                                           /*restrict=*/true,
-                                           /*writable=*/true);
-}
-
-//===----------------------------------------------------------------------===//
 // ConvOp
 //===----------------------------------------------------------------------===//
 
 Results ConvOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   RankedTensorType type = getType();
-  if (getOnednn()) {
-    SmallVector<Value> ins = {getInput(), getWeight()};
-    if (getBias())
-      ins.push_back(getBias());
-    return SmallVector<Value>{onednnCall(
-        b, *this,
-        getBias() ? "autodist_rt_conv2d_fwd_bias_f32"
-                  : "autodist_rt_conv2d_fwd_f32",
-        ins, type, getInput(), getStrides(), getPads(), getDilations())};
-  }
   Value x = padSpatial(b, loc, getInput(), getPads(), 0.0f);
   int64_t g = getGroup();
   // The bias is added after the sum, as onnxruntime does (accumulating into
@@ -666,10 +597,6 @@ Results ConvInputGradOp::lowerToLinalg(OpBuilder &b) {
   ArrayRef<int64_t> in = getInputSize();
   int64_t g = getGroup(), k[2] = {ws[2], ws[3]};
   int64_t padded[2] = {in[0] + p[0] + p[2], in[1] + p[1] + p[3]};
-  if (getOnednn())
-    return SmallVector<Value>{
-        onednnCall(b, *this, "autodist_rt_conv2d_bwd_data_f32", {getGrad(), w},
-                   type, getGrad(), s, p, d)};
   if (g == 1) {
     // dcol = w^T dy: the gradient of the forward's im2col columns, one
     // sgemm `[CkHkW, M] x [M, N OH OW]`, then added into the input
@@ -722,10 +649,6 @@ Results ConvWeightGradOp::lowerToLinalg(OpBuilder &b) {
   RankedTensorType type = getType();
   ArrayRef<int64_t> s = getStrides(), d = getDilations();
   int64_t g = getGroup();
-  if (getOnednn())
-    return SmallVector<Value>{
-        onednnCall(b, *this, "autodist_rt_conv2d_bwd_weights_f32",
-                   {getGrad(), getInput()}, type, getGrad(), s, getPads(), d)};
   if (g == 1) {
     // dw[m, (c, kh, kw)] = sum_{(n, p)} dy[n, m, p] * col[(c, kh, kw), (n, p)]
     // over the forward's im2col columns (the same ops, so CSE shares them):

@@ -144,25 +144,20 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-/// The runtime's oneDNN convolutions (`onednn`) are group-1 only.
+/// The group and window attributes of a convolution or of its gradients.
 template <typename ConvLikeOp>
-static LogicalResult verifyOnednnGroup(ConvLikeOp op) {
-  if (op.getOnednn() && op.getGroup() != 1)
-    return op.emitOpError("onednn needs group = 1, got ") << op.getGroup();
-  return success();
+static LogicalResult verifyConvAttrs(ConvLikeOp op) {
+  if (op.getGroup() < 1)
+    return op.emitOpError("group must be >= 1, got ") << op.getGroup();
+  return verifyWindowAttrs(op, op.getStrides(), op.getPads(),
+                           op.getDilations());
 }
 
-LogicalResult ConvOp::verify() {
-  if (getGroup() < 1)
-    return emitOpError("group must be >= 1, got ") << getGroup();
-  if (failed(verifyOnednnGroup(*this)))
-    return failure();
-  return verifyWindowAttrs(*this, getStrides(), getPads(), getDilations());
-}
+LogicalResult ConvOp::verify() { return verifyConvAttrs(*this); }
 
-LogicalResult ConvInputGradOp::verify() { return verifyOnednnGroup(*this); }
+LogicalResult ConvInputGradOp::verify() { return verifyConvAttrs(*this); }
 
-LogicalResult ConvWeightGradOp::verify() { return verifyOnednnGroup(*this); }
+LogicalResult ConvWeightGradOp::verify() { return verifyConvAttrs(*this); }
 
 //===----------------------------------------------------------------------===//
 // MaxPoolOp, AveragePoolOp

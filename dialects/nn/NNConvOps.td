@@ -29,10 +29,9 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
     `[M, C * kH * kW]` (one sgemm after bufferization) whose channels-first
     product `[M, N, OH, OW]` one generic transposes to NCHW, adding the bias
     (after the sum, as onnxruntime); otherwise `linalg.conv_2d_ngchw_gfchw`
-    on grouped views, then the bias. With `onednn` (set by
-    `autodist-select-conv-backend`; `group = 1` only) it is instead one call
-    `autodist_rt_conv2d_fwd[_bias]_f32` into the runtime's oneDNN
-    convolutions on the operands' buffers.
+    on grouped views, then the bias. (A target may instead call a library
+    for it before this lowering: the CPU target's
+    `convert-nn-conv-to-onednn`.)
 
     ```mlir
     %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -44,8 +43,7 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
-                   UnitAttr:$onednn);
+                   DefaultValuedAttr<I64Attr, "1">:$group);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }
@@ -327,8 +325,7 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
     channels-first), added back into the padded input positions the columns
     were read from (col2im: one strided-slice addition per kernel position),
     so no products with the zeros of the dilation; otherwise one
-    `linalg.generic` of the dilated, padded `grad`. With `onednn` it is one
-    call `autodist_rt_conv2d_bwd_data_f32` (oneDNN's backward data).
+    `linalg.generic` of the dilated, padded `grad`.
 
     ```mlir
     %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 8, 8>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -340,8 +337,7 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
-                   UnitAttr:$onednn);
+                   DefaultValuedAttr<I64Attr, "1">:$group);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }
@@ -357,8 +353,7 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
     transposed to `[M, N * OH * OW]` (shared with the input gradient by CSE)
     with the input's im2col columns (the forward's, likewise shared) in one
     `linalg.contract` (one sgemm over the batch and the output positions),
-    otherwise it is one `linalg.generic`. With `onednn` it is one call
-    `autodist_rt_conv2d_bwd_weights_f32` (oneDNN's backward weights).
+    otherwise it is one `linalg.generic`.
 
     ```mlir
     %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
@@ -370,8 +365,7 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
-                   UnitAttr:$onednn);
+                   DefaultValuedAttr<I64Attr, "1">:$group);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }

@@ -354,33 +354,6 @@ def SplitPowerSGD : Pass<"dist-split-powersgd", "mlir::ModuleOp"> {
   let dependentDialects = ["autodist::dist::DistDialect"];
 }
 
-def SelectConvBackend : Pass<"autodist-select-conv-backend", "mlir::ModuleOp"> {
-  let summary = "Choose im2col+sgemm or oneDNN for each group-1 convolution";
-  let description = [{
-    Sets the `onednn` unit attribute of the group-1 `nn.conv`,
-    `nn.conv_input_grad` and `nn.conv_weight_grad` ops that
-    `convert-nn-to-linalg` should lower to the runtime's oneDNN convolutions
-    instead of im2col and one sgemm. `backend=im2col` clears it everywhere,
-    `backend=onednn` sets it on every group-1 convolution and `backend=auto`
-    where the convolution's output has at least 16 positions per sample
-    (`OH * OW >= 16`): measured single-threaded (bench/results/onednn.md),
-    oneDNN with its per-call reorders from and to NCHW/OIHW wins there, and
-    loses on the small late layers of ResNet-18, where reordering the large
-    weights on every call costs more than the convolution saves. A build
-    without oneDNN makes `auto` pick im2col and `onednn` an error.
-
-    ```mlir
-    // backend=auto: output 8x8 per sample
-    %y = nn.conv %x, %w {onednn, pads = array<i64: 1, 1, 1, 1>}
-        : (tensor<?x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x8x8xf32>
-    ```
-  }];
-  let options = [
-    Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
-           "auto, im2col or onednn">
-  ];
-}
-
 def SplitBuckets : Pass<"dist-split-buckets", "mlir::ModuleOp"> {
   let summary = "Cut large all-reduce buckets into size-capped ones";
   let description = [{
@@ -425,6 +398,51 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 // Lowering
 //===----------------------------------------------------------------------===//
+
+def ConvertNNConvToOneDNN : Pass<"convert-nn-conv-to-onednn",
+                                 "mlir::ModuleOp"> {
+  let summary = "The CPU target's convolution library: group-1 convolutions "
+                "to oneDNN calls";
+  let description = [{
+    The CPU target's choice between oneDNN and im2col + sgemm for each
+    group-1 `nn.conv`, `nn.conv_input_grad` and `nn.conv_weight_grad`
+    (`nn` itself names no library). A chosen op becomes one call into the
+    runtime's oneDNN convolutions (docs/abi.md) on its operands' buffers:
+    `bufferization.to_buffer` of the inputs, a fresh buffer for the result
+    (its batch that of the input or output gradient), i32 strides, pads and
+    dilations, and the result back as a tensor; the call survives one-shot
+    bufferization as it is. The others are left to `convert-nn-to-linalg`.
+
+    `backend=im2col` chooses none, `backend=onednn` every group-1
+    convolution and `backend=auto` (the default) those whose output has at
+    least 16 positions per sample (`OH * OW >= 16`): measured
+    single-threaded (bench/results/onednn.md), oneDNN with its per-call
+    reorders from and to NCHW/OIHW wins there, and loses on the small late
+    layers of ResNet-18, where reordering the large weights on every call
+    costs more than the convolution saves. A build without oneDNN makes
+    `auto` choose none and `onednn` an error.
+
+    ```mlir
+    %y = nn.conv %x, %w {pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x8x8xf32>
+    // backend=auto (8x8 outputs) becomes:
+    %xb = bufferization.to_buffer %x : tensor<?x64x8x8xf32> to memref<?x64x8x8xf32>
+    ...
+    %yb = memref.alloc(%n) : memref<?x64x8x8xf32>
+    call @autodist_rt_conv2d_fwd_f32(%xd, %wd, %yd, %c1_i32, ...) : (...) -> ()
+    %y = bufferization.to_tensor %yb restrict writable : memref<?x64x8x8xf32> to tensor<?x64x8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
+           "auto, im2col or onednn">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::tensor::TensorDialect"];
+}
 
 def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower nn ops to linalg/tensor/arith/math on tensors";

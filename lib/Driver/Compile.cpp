@@ -309,11 +309,6 @@ LogicalResult Compiler::run() {
     if (failed(synchronize(*module, o.bucketBytes)))
       return failure();
   }
-  if (failed(runPipeline(
-          *module,
-          "autodist-select-conv-backend{backend=" + o.convBackend + "}",
-          false)))
-    return failure();
   if (o.emit == "mlir")
     return writeAtomically([&](llvm::StringRef tmp) {
       return writeText(tmp, [&](llvm::raw_ostream &os) { module->print(os); });
@@ -322,7 +317,7 @@ LogicalResult Compiler::run() {
   progress("lowering to LLVM");
   {
     PassManager pm(&context);
-    if (llvm::Error e = buildLoweringPipeline(pm, {o.target}))
+    if (llvm::Error e = buildLoweringPipeline(pm, {o.target, o.convBackend}))
       return report(context, std::move(e));
     if (failed(pm.run(*module)))
       return failure();

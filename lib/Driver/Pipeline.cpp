@@ -120,6 +120,10 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("the target (cpu)"),
                              llvm::cl::init("cpu")};
+  Option<std::string> convBackend{
+      *this, "conv-backend",
+      llvm::cl::desc("the CPU target's convolutions: auto, im2col or onednn"),
+      llvm::cl::init("auto")};
 };
 } // namespace
 
@@ -132,7 +136,8 @@ void registerAllPassesAndPipelines() {
         "Lower nn/dist on tensors to the LLVM dialect with the runtime ABI "
         "(the target's lowering, autodist-compile's --target)",
         [](OpPassManager &pm, const LowerToLLVMOptions &o) {
-          if (llvm::Error e = buildLoweringPipeline(pm, {o.target}))
+          if (llvm::Error e =
+                  buildLoweringPipeline(pm, {o.target, o.convBackend}))
             pm.addPass(std::make_unique<ReportErrorPass>(
                 llvm::toString(std::move(e))));
         });

@@ -18,9 +18,9 @@ using namespace mlir;
 namespace autodist {
 namespace {
 
-/// The CPU target's passes, as an mlir-opt pass list (no op anchor).
+/// The CPU target's passes after its convolution library choice, as an
+/// mlir-opt pass list (no op anchor).
 static const char *const kCPULowering =
-    "autodist-export-manifest,"
     "convert-nn-to-linalg,"
     // Which collectives overlap the computation: in the dist IR, once
     // the computation is lowered (its ops are the work to hide behind).
@@ -55,10 +55,13 @@ static const char *const kCPULowering =
     "reconcile-unrealized-casts,"
     "autodist-emit-abi";
 
-llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &) {
+llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  if (failed(parsePassPipeline(kCPULowering, pm, os)))
+  std::string pipeline = "autodist-export-manifest,"
+                         "convert-nn-conv-to-onednn{backend=" +
+                         o.convBackend + "}," + kCPULowering;
+  if (failed(parsePassPipeline(pipeline, pm, os)))
     return llvm::createStringError("invalid CPU lowering pipeline: " + errors);
   return llvm::Error::success();
 }

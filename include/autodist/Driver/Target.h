@@ -19,6 +19,9 @@ namespace autodist {
 struct TargetOptions {
   /// A name of targetNames().
   std::string name = "cpu";
+  /// The CPU target's convolutions: auto, im2col or onednn
+  /// (convert-nn-conv-to-onednn).
+  std::string convBackend = "auto";
 };
 
 /// The targets, as `--target` takes them.

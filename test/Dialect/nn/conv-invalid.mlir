@@ -130,24 +130,16 @@ func.func @batch_norm_epsilon(%x: tensor<?x4xf32>, %p: tensor<4xf32>) -> tensor<
 
 // -----
 
-func.func @conv_onednn_group(%x: tensor<?x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<?x4x6x6xf32> {
-  // expected-error@+1 {{'nn.conv' op onednn needs group = 1, got 2}}
-  %0 = nn.conv %x, %w {group = 2 : i64, onednn} : (tensor<?x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<?x4x6x6xf32>
-  return %0 : tensor<?x4x6x6xf32>
-}
-
-// -----
-
-func.func @conv_input_grad_onednn_group(%dy: tensor<?x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32> {
-  // expected-error@+1 {{'nn.conv_input_grad' op onednn needs group = 1, got 2}}
-  %0 = nn.conv_input_grad %dy, %w {group = 2 : i64, input_size = array<i64: 8, 8>, onednn} : (tensor<?x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32>
+func.func @conv_input_grad_group(%dy: tensor<?x4x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  // expected-error@+1 {{'nn.conv_input_grad' op group must be >= 1, got 0}}
+  %0 = nn.conv_input_grad %dy, %w {group = 0 : i64, input_size = array<i64: 8, 8>} : (tensor<?x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
 }
 
 // -----
 
-func.func @conv_weight_grad_onednn_group(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32> {
-  // expected-error@+1 {{'nn.conv_weight_grad' op onednn needs group = 1, got 2}}
-  %0 = nn.conv_weight_grad %dy, %x {group = 2 : i64, kernel_shape = array<i64: 3, 3>, onednn} : (tensor<?x4x6x6xf32>, tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+func.func @conv_weight_grad_strides(%dy: tensor<?x4x6x6xf32>, %x: tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32> {
+  // expected-error@+1 {{'nn.conv_weight_grad' op strides must be 2 values >= 1, got [0, 1]}}
+  %0 = nn.conv_weight_grad %dy, %x {group = 2 : i64, kernel_shape = array<i64: 3, 3>, strides = array<i64: 0, 1>} : (tensor<?x4x6x6xf32>, tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32>
   return %0 : tensor<4x2x3x3xf32>
 }

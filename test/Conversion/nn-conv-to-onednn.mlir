@@ -1,10 +1,11 @@
-// Convolutions marked `onednn` become one call each into the runtime's
-// oneDNN convolutions (docs/abi.md) on their operands' buffers: to_buffer
-// of the inputs, a fresh buffer for the result (its batch that of the
-// input or output gradient), i32 strides, pads and dilations, and the
-// result back as a tensor; they survive one-shot bufferization as calls.
-// RUN: autodist-opt %s -split-input-file --convert-nn-to-linalg --cse | FileCheck %s
-// RUN: autodist-opt %s -split-input-file --convert-nn-to-linalg --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=BUF
+// convert-nn-conv-to-onednn: a chosen convolution becomes one call into the
+// runtime's oneDNN convolutions (docs/abi.md) on its operands' buffers:
+// to_buffer of the inputs, a fresh buffer for the result (its batch that of
+// the input or output gradient), i32 strides, pads and dilations, and the
+// result back as a tensor; it survives one-shot bufferization as a call.
+// REQUIRES: onednn
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=onednn --cse | FileCheck %s
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=onednn --convert-nn-to-linalg --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=BUF
 
 // CHECK-LABEL: func.func @forward_bias
 // CHECK-SAME: (%[[X:.*]]: tensor<?x3x9x9xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)
@@ -23,7 +24,7 @@
 // BUF-NOT: linalg
 func.func @forward_bias(%x: tensor<?x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>)
     -> tensor<?x4x4x3xf32> {
-  %y = nn.conv %x, %w, %b {onednn, pads = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 3>}
+  %y = nn.conv %x, %w, %b {pads = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 3>}
       : (tensor<?x3x9x9xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x4x3xf32>
   return %y : tensor<?x4x4x3xf32>
 }
@@ -39,7 +40,7 @@ func.func @forward_bias(%x: tensor<?x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %b: te
 // CHECK: call @autodist_rt_conv2d_fwd_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C3]], %[[C1]], %[[C0]], %[[C0]], %[[C1]], %[[C1]], %[[C2]])
 func.func @forward(%x: tensor<?x3x9x9xf32>, %w: tensor<4x3x3x3xf32>)
     -> tensor<?x4x4x2xf32> {
-  %y = nn.conv %x, %w {dilations = array<i64: 1, 2>, onednn, pads = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 3>}
+  %y = nn.conv %x, %w {dilations = array<i64: 1, 2>, pads = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 3>}
       : (tensor<?x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x4x2xf32>
   return %y : tensor<?x4x4x2xf32>
 }
@@ -55,9 +56,9 @@ func.func @forward(%x: tensor<?x3x9x9xf32>, %w: tensor<4x3x3x3xf32>)
 // CHECK: call @autodist_rt_conv2d_bwd_weights_f32(
 func.func @gradients(%dy: tensor<?x4x7x7xf32>, %w: tensor<4x3x3x3xf32>, %x: tensor<?x3x9x9xf32>)
     -> (tensor<?x3x9x9xf32>, tensor<4x3x3x3xf32>) {
-  %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 9, 9>, onednn}
+  %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 9, 9>}
       : (tensor<?x4x7x7xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x9x9xf32>
-  %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, onednn}
+  %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>}
       : (tensor<?x4x7x7xf32>, tensor<?x3x9x9xf32>) -> tensor<4x3x3x3xf32>
   return %dx, %dw : tensor<?x3x9x9xf32>, tensor<4x3x3x3xf32>
 }
