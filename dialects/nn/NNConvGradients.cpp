@@ -9,7 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/DistOps.h"
 #include "nn/NNOps.h"
 #include "nn/NNShapeUtils.h"
 
@@ -90,14 +89,6 @@ GlobalAveragePoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 // Batch normalization
 //===----------------------------------------------------------------------===//
 
-/// `values` summed over all ranks: one explicit collective in the IR.
-static SmallVector<Value> sumOverRanks(OpBuilder &b, Location loc,
-                                       ValueRange values) {
-  auto op = autodist::dist::AllReduceOp::create(
-      b, loc, values, autodist::dist::ReductionKind::Sum, 0);
-  return SmallVector<Value>(op.getResults());
-}
-
 LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                     SmallVectorImpl<Value> &operandGrads) {
   // Inference form: mean and var are constants, so they get no gradient.
@@ -112,7 +103,8 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 SmallVector<unsigned> BatchNormOp::getStateOperandIndices() { return {3, 4}; }
 
 /// The training form of a batch norm on `input`: statistics of this rank's
-/// batch, or with `globalBatch` of the global batch (all-reduced sums).
+/// batch, or with `globalBatch` of the global batch (sums marked
+/// `global_batch`, which dist-synchronize all-reduces).
 static BatchNormTrainOp
 buildBatchNormTrain(OpBuilder &b, Location loc, Value input, Value scale,
                     Value bias, Value mean, Value var, FloatAttr epsilon,
@@ -122,10 +114,10 @@ buildBatchNormTrain(OpBuilder &b, Location loc, Value input, Value scale,
   if (globalBatch) {
     // Two passes over the global batch, as over one rank's: the mean from
     // the all-reduced sums and counts, then the squared deviations from it.
-    auto sum = BatchNormSumOp::create(b, loc, input);
-    auto g = sumOverRanks(b, loc, {sum.getSum(), sum.getCount()});
-    auto sq = BatchNormSqDevOp::create(b, loc, input, g[0], g[1]);
-    stats = {g[0], sumOverRanks(b, loc, {sq.getResult()})[0], g[1]};
+    auto sum = BatchNormSumOp::create(b, loc, input, /*global_batch=*/true);
+    auto sq = BatchNormSqDevOp::create(b, loc, input, sum.getSum(),
+                                       sum.getCount(), /*global_batch=*/true);
+    stats = {sum.getSum(), sq.getResult(), sum.getCount()};
   }
   return BatchNormTrainOp::create(b, loc, input, scale, bias, mean, var, stats,
                                   epsilon, momentum, unbiasedRunningVar);
@@ -177,8 +169,9 @@ LogicalResult BatchNormTrainOp::buildVJP(OpBuilder &b,
     // The input gradient needs the sums over the global batch (the
     // statistics were global); the scale and bias keep this rank's sums.
     auto sums = BatchNormGradSumsOp::create(b, loc, resultGrads[0], getInput(),
-                                            getBatchMean());
-    globalSums = sumOverRanks(b, loc, sums.getResults());
+                                            getBatchMean(),
+                                            /*global_batch=*/true);
+    globalSums = SmallVector<Value>(sums.getResults());
     globalSums.push_back(getGlobalStats()[2]);
   }
   auto grad = BatchNormGradOp::create(

@@ -1075,7 +1075,17 @@ static Value channelTotal(OpBuilder &b, Location loc, Value x) {
                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
+/// A sum over the global batch reaching the lowering: only dist-synchronize
+/// knows the ranks to all-reduce it over, and a local sum would silently give
+/// per-rank statistics.
+static Results unsynchronizedGlobalBatch(Operation *op) {
+  return op->emitOpError("sums over the global batch (global_batch) are not "
+                         "synchronized: run dist-synchronize first");
+}
+
 Results BatchNormSumOp::lowerToLinalg(OpBuilder &b) {
+  if (getGlobalBatch())
+    return unsynchronizedGlobalBatch(*this);
   Location loc = getLoc();
   Value n = perChannelCount(b, loc, getInput());
   Value count = tensor::FromElementsOp::create(
@@ -1084,12 +1094,16 @@ Results BatchNormSumOp::lowerToLinalg(OpBuilder &b) {
 }
 
 Results BatchNormSqDevOp::lowerToLinalg(OpBuilder &b) {
+  if (getGlobalBatch())
+    return unsynchronizedGlobalBatch(*this);
   Location loc = getLoc();
   Value mean = channelMean(b, loc, getSum(), countOf(b, loc, getCount()));
   return SmallVector<Value>{channelSqDev(b, loc, getInput(), mean)};
 }
 
 Results BatchNormGradSumsOp::lowerToLinalg(OpBuilder &b) {
+  if (getGlobalBatch())
+    return unsynchronizedGlobalBatch(*this);
   Location loc = getLoc();
   return SmallVector<Value>{
       channelTotal(b, loc, getGrad()),

@@ -225,14 +225,16 @@ def NN_BatchNormSumOp : NN_Op<"batch_norm_sum"> {
     For an input `[N, C, ...]`: the sum over all dims but 1 (`[C]`) and the
     number of values per channel (`[1]`, f32). The first step of batch
     statistics over the global batch: all-reduced, `sum / count` is the
-    global mean.
+    global mean. With `global_batch` the results are meant over the global
+    batch of a data-parallel step: `dist-synchronize` all-reduces them (and
+    drops the attribute); lowering an op that still has it is an error.
 
     ```mlir
     %sum, %count = nn.batch_norm_sum %x
         : (tensor<?x4x8x8xf32>) -> (tensor<4xf32>, tensor<1xf32>)
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input);
+  let arguments = (ins NN_F32Tensor:$input, UnitAttr:$global_batch);
   let results = (outs NN_F32Tensor:$sum, NN_F32Tensor:$count);
   let hasVerifier = 1;
 }
@@ -244,6 +246,7 @@ def NN_BatchNormSqDevOp : NN_Op<"batch_norm_sq_dev"> {
     `count` `[1]`: `sum((x - sum / count)^2)` over all dims but 1 (`[C]`).
     All-reduced and divided by the global count, the global (biased)
     variance, computed in two passes like the per-rank statistics.
+    `global_batch` as for `nn.batch_norm_sum`.
 
     ```mlir
     %sq = nn.batch_norm_sq_dev %x, %sum, %count
@@ -251,7 +254,7 @@ def NN_BatchNormSqDevOp : NN_Op<"batch_norm_sq_dev"> {
     ```
   }];
   let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$sum,
-                   NN_F32Tensor:$count);
+                   NN_F32Tensor:$count, UnitAttr:$global_batch);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }
@@ -263,7 +266,8 @@ def NN_BatchNormGradSumsOp : NN_Op<"batch_norm_grad_sums"> {
     normalization with batch mean `mean` `[C]`: `sum(grad)` and
     `sum(grad * (x - mean))` over all dims but 1 (each `[C]`). With
     statistics over the global batch these are all-reduced before the input
-    gradient is formed (`nn.batch_norm_grad` with `global_sums`).
+    gradient is formed (`nn.batch_norm_grad` with `global_sums`): asked for
+    by `global_batch`, as for `nn.batch_norm_sum`.
 
     ```mlir
     %sdy, %sdyx = nn.batch_norm_grad_sums %dy, %x, %mean
@@ -272,7 +276,7 @@ def NN_BatchNormGradSumsOp : NN_Op<"batch_norm_grad_sums"> {
     ```
   }];
   let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
-                   NN_F32Tensor:$mean);
+                   NN_F32Tensor:$mean, UnitAttr:$global_batch);
   let results = (outs NN_F32Tensor:$sum_grad, NN_F32Tensor:$sum_grad_dev);
   let hasVerifier = 1;
 }

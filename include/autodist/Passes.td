@@ -77,7 +77,8 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
            "the manifest">,
     Option<"syncBatchNorm", "sync-batchnorm", "bool", "false",
            "batch normalization statistics over the global batch (all "
-           "ranks, through all-reduces) instead of each rank's batch">
+           "ranks: sums marked global_batch, all-reduced by "
+           "dist-synchronize) instead of each rank's batch">
   ];
   let dependentDialects = ["autodist::nn::NNDialect",
                            "autodist::dist::DistDialect",
@@ -272,7 +273,11 @@ def Synchronize : Pass<"dist-synchronize", "mlir::ModuleOp"> {
     of server-held parameters is tagged `dist.owners` (for checkpoints).
     Asynchronous servers and bounded server staleness are reported as not
     implemented; the strategy's `#dist.pipeline` is carried out by
-    dist-staleness-pipeline, which runs next.
+    dist-staleness-pipeline, which runs next. Sync batch norm's sums over
+    the global batch (`nn.batch_norm_sum`, `nn.batch_norm_sq_dev`,
+    `nn.batch_norm_grad_sums` marked `global_batch`) each get one
+    `dist.all_reduce sum` right after them, which their users read; the
+    mark is removed.
   }];
   let dependentDialects = ["autodist::dist::DistDialect",
                            "mlir::tensor::TensorDialect"];
