@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/AbiNames.h"
 #include "dist/DistOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,16 +33,14 @@ using namespace autodist;
 
 namespace {
 
-constexpr StringLiteral kAllReduceFn = "autodist_rt_allreduce_f32";
-constexpr StringLiteral kAllReduceFp16Fn = "autodist_rt_allreduce_fp16_f32";
-constexpr StringLiteral kAllReduceFp16EFFn =
-    "autodist_rt_allreduce_fp16_ef_f32";
-constexpr StringLiteral kAllReducePowerSGDFn =
-    "autodist_rt_allreduce_powersgd_f32";
-constexpr StringLiteral kAllReduceStartFn = "autodist_rt_allreduce_start_f32";
-constexpr StringLiteral kAllReduceWaitFn = "autodist_rt_allreduce_wait_f32";
-constexpr StringLiteral kReduceFn = "autodist_rt_reduce_f32";
-constexpr StringLiteral kBroadcastFn = "autodist_rt_broadcast_f32";
+constexpr StringLiteral kAllReduceFn = abi::kAllReduce;
+constexpr StringLiteral kAllReduceFp16Fn = abi::kAllReduceFp16;
+constexpr StringLiteral kAllReduceFp16EFFn = abi::kAllReduceFp16EF;
+constexpr StringLiteral kAllReducePowerSGDFn = abi::kAllReducePowerSGD;
+constexpr StringLiteral kAllReduceStartFn = abi::kAllReduceStart;
+constexpr StringLiteral kAllReduceWaitFn = abi::kAllReduceWait;
+constexpr StringLiteral kReduceFn = abi::kReduce;
+constexpr StringLiteral kBroadcastFn = abi::kBroadcast;
 
 /// Declares `name(argTypes)` with a C interface, once per module.
 func::FuncOp declareRuntimeFn(ModuleOp module, StringRef name,

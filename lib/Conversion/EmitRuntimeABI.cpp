@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/AbiNames.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Dominance.h"
@@ -21,12 +22,18 @@ using namespace autodist;
 
 namespace {
 
-constexpr StringLiteral kEntryPoints[] = {"forward", "train_step"};
+/// The entry points: the function's name in the IR and its packed
+/// wrapper's in the ABI.
+struct EntryPoint {
+  StringLiteral function, wrapper;
+};
+constexpr EntryPoint kEntryPoints[] = {{"forward", abi::kForward},
+                                       {"train_step", abi::kTrainStep}};
 
-/// Emits `autodist_<name>(ptr args)` calling `ciface` with the descriptor
-/// pointers `args[0..n)`.
+/// Emits `wrapper(ptr args)` calling `ciface` with the descriptor pointers
+/// `args[0..n)`.
 LogicalResult emitPackedWrapper(OpBuilder &b, LLVM::LLVMFuncOp ciface,
-                                StringRef name) {
+                                StringRef wrapperName) {
   Location loc = ciface.getLoc();
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
@@ -36,8 +43,7 @@ LogicalResult emitPackedWrapper(OpBuilder &b, LLVM::LLVMFuncOp ciface,
              << t << " is not a memref descriptor pointer";
   auto fnType =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
-  auto wrapper =
-      LLVM::LLVMFuncOp::create(b, loc, ("autodist_" + name).str(), fnType);
+  auto wrapper = LLVM::LLVMFuncOp::create(b, loc, wrapperName, fnType);
   Block *entry = wrapper.addEntryBlock(b);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
@@ -119,7 +125,7 @@ struct EmitRuntimeABIPass
     }
     module.walk(stripTags);
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    for (StringRef name : kEntryPoints) {
+    for (auto [name, wrapperName] : kEntryPoints) {
       auto ciface =
           module.lookupSymbol<LLVM::LLVMFuncOp>(("_mlir_ciface_" + name).str());
       if (!ciface)
@@ -133,13 +139,12 @@ struct EmitRuntimeABIPass
                          "out-params: buffer-results-to-out-params)");
         return signalPassFailure();
       }
-      if (failed(emitPackedWrapper(b, ciface, name)))
+      if (failed(emitPackedWrapper(b, ciface, wrapperName)))
         return signalPassFailure();
       if (impl)
         skipOptimizingIfStraightLine(impl);
     }
-    emitStringGlobal(b, module.getLoc(), "autodist_manifest",
-                     manifest.getValue());
+    emitStringGlobal(b, module.getLoc(), abi::kManifest, manifest.getValue());
   }
 };
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/AbiNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,7 +29,7 @@ using namespace autodist;
 
 namespace {
 
-constexpr StringLiteral kSgemmFn = "autodist_rt_sgemm";
+constexpr StringLiteral kSgemmFn = abi::kSgemm;
 
 /// A rank-2 f32 memref of fully dynamic shape and strides.
 MemRefType stridedMatrixType(MLIRContext *ctx) {

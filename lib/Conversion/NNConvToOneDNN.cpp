@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/AbiNames.h"
 #include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -107,18 +108,17 @@ Value lowerToOnednn(OpBuilder &b, Operation *op) {
     if (conv.getBias())
       ins.push_back(conv.getBias());
     return onednnCall(b, op,
-                      conv.getBias() ? "autodist_rt_conv2d_fwd_bias_f32"
-                                     : "autodist_rt_conv2d_fwd_f32",
+                      conv.getBias() ? abi::kConv2dFwdBias : abi::kConv2dFwd,
                       ins, conv.getType(), conv.getInput(), conv.getStrides(),
                       conv.getPads(), conv.getDilations());
   }
   if (auto dx = dyn_cast<nn::ConvInputGradOp>(op))
-    return onednnCall(b, op, "autodist_rt_conv2d_bwd_data_f32",
+    return onednnCall(b, op, abi::kConv2dBwdData,
                       {dx.getGrad(), dx.getWeight()}, dx.getType(),
                       dx.getGrad(), dx.getStrides(), dx.getPads(),
                       dx.getDilations());
   if (auto dw = dyn_cast<nn::ConvWeightGradOp>(op))
-    return onednnCall(b, op, "autodist_rt_conv2d_bwd_weights_f32",
+    return onednnCall(b, op, abi::kConv2dBwdWeights,
                       {dw.getGrad(), dw.getInput()}, dw.getType(), dw.getGrad(),
                       dw.getStrides(), dw.getPads(), dw.getDilations());
   return {};

@@ -2,6 +2,7 @@
 
 #include "autodist/Driver/CodegenPartition.h"
 #include "autodist/Driver/Pipeline.h"
+#include "autodist/runtime/AbiNames.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -99,12 +100,12 @@ static void reserveModel(llvm::Module &module, uint64_t size) {
   auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), size);
   auto *data = new llvm::GlobalVariable(
       module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantAggregateZero::get(type), "autodist_model_onnx");
+      llvm::ConstantAggregateZero::get(type), abi::kModelOnnx);
   data->setSection(kModelSection);
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   new llvm::GlobalVariable(
       module, i64, true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(i64, size), "autodist_model_onnx_size");
+      llvm::ConstantInt::get(i64, size), abi::kModelOnnxSize);
 }
 
 /// Copies the `size` bytes of `modelPath` over the zeros reserveModel left

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Passes.h"
+#include "autodist/runtime/AbiNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,9 +27,9 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kBegin = "autodist_rt_trace_op_begin";
-constexpr llvm::StringLiteral kEnd = "autodist_rt_trace_op_end";
-constexpr llvm::StringLiteral kNames = "autodist_trace_op_names";
+constexpr llvm::StringLiteral kBegin = autodist::abi::kTraceOpBegin;
+constexpr llvm::StringLiteral kEnd = autodist::abi::kTraceOpEnd;
+constexpr llvm::StringLiteral kNames = autodist::abi::kTraceOpNames;
 
 /// The ONNX node names in `loc` (NameLocs, through fused and call-site
 /// locations), in order, once each.

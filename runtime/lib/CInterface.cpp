@@ -389,3 +389,15 @@ extern "C" void autodist_rt_trace_op_begin(int32_t id) {
 }
 
 extern "C" void autodist_rt_trace_op_end() { autodist::rt::trace::endOp(); }
+
+// Every runtime function of the shared ABI list (AbiNames.def) is defined
+// above: a name the compiler would emit that the runtime lacks fails here,
+// not when a compiled model is linked.
+#define AUTODIST_ABI_CIFACE(Id, name)                                          \
+  [[maybe_unused]] static constexpr auto kDefines##Id = &_mlir_ciface_##name;
+#ifdef AUTODIST_HAVE_ONEDNN
+#define AUTODIST_ABI_ONEDNN(Id, name) AUTODIST_ABI_CIFACE(Id, name)
+#endif
+#define AUTODIST_ABI_PLAIN(Id, name)                                           \
+  [[maybe_unused]] static constexpr auto kDefines##Id = &name;
+#include "autodist/runtime/AbiNames.def"
