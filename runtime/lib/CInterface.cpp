@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/DnnlConv.h"
 #include "autodist/runtime/Error.h"
@@ -106,8 +107,9 @@ extern "C" void
 _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
                                        int32_t op) {
   ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_f32");
-  onContiguous("allreduce", buf,
-               [&](float *data, int64_t n) { comm::allreduce(data, n, kind); });
+  onContiguous("allreduce", buf, [&](float *data, int64_t n) {
+    communicator().allreduce(data, n, kind);
+  });
 }
 
 /// The compressed all-reduces travel as halves (2 bytes per element).
@@ -185,7 +187,8 @@ _mlir_ciface_autodist_rt_allreduce_start_f32(StridedMemref<float, 1> *buf) {
     return "\"bytes\": " + std::to_string(bytes) +
            ", \"handle\": " + std::to_string(handle);
   });
-  handle = comm::allreduceStart(data, buf->sizes[0]);
+  // The compute stream: none on CPU.
+  handle = communicator().allreduceStart(data, buf->sizes[0]).id;
   return handle;
 }
 
@@ -200,7 +203,7 @@ _mlir_ciface_autodist_rt_allreduce_wait_f32(StridedMemref<float, 1> *buf,
            ", \"handle\": " + std::to_string(handle);
   });
   try {
-    comm::allreduceWait(handle, data, kind);
+    communicator().wait({handle, Stream{}}, data, kind);
   } catch (const std::exception &e) {
     fatal((std::string("autodist_rt_allreduce_wait_f32: ") + e.what()).c_str());
   }
@@ -212,10 +215,8 @@ _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *buf, int32_t op,
   ReduceOp kind = reduceOp(op, "autodist_rt_reduce_f32");
   int root = rootRank(device, "autodist_rt_reduce_f32");
   onContiguous("reduce", buf, [&](float *data, int64_t n) {
-    if (localReplication)
-      comm::reduceViaNodes(data, n, kind, root, placement());
-    else
-      comm::reduce(data, n, kind, root);
+    communicator().reduce(data, n, kind, root,
+                          localReplication ? &placement() : nullptr);
   });
 }
 
@@ -224,10 +225,8 @@ extern "C" void _mlir_ciface_autodist_rt_broadcast_f32(
   int root = rootRank(device, "autodist_rt_broadcast_f32");
   onContiguous("broadcast", buf, [&](float *data, int64_t n) {
     int64_t bytes = n * static_cast<int64_t>(sizeof(float));
-    if (localReplication)
-      comm::broadcastViaNodes(data, bytes, root, placement());
-    else
-      comm::broadcast(data, bytes, root);
+    communicator().broadcast(data, bytes, root,
+                             localReplication ? &placement() : nullptr);
   });
 }
 

@@ -1,6 +1,7 @@
 //===- Compress.cpp - Compressed all-reduce -------------------------------===//
 
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Error.h"
 
 #include <algorithm>
@@ -26,8 +27,8 @@ void allgather(const Half *mine, int64_t n, std::vector<Half> &all, int ranks) {
   for (int64_t done = 0; done < n; done += chunk) {
     int64_t count = std::min(chunk, n - done);
     piece.resize(static_cast<size_t>(count) * ranks);
-    comm::allgather(mine + done, piece.data(),
-                    static_cast<int>(count * sizeof(Half)));
+    communicator().allgather(mine + done, piece.data(),
+                             static_cast<int>(count * sizeof(Half)));
     for (int r = 0; r < ranks; ++r)
       std::copy(piece.begin() + r * count, piece.begin() + (r + 1) * count,
                 all.begin() + r * n + done);
@@ -38,7 +39,7 @@ void allgather(const Half *mine, int64_t n, std::vector<Half> &all, int ranks) {
 /// float sum (mean) over ranks, summed in rank order.
 void reduceHalves(const std::vector<Half> &halves, float *data, int64_t n,
                   ReduceOp op) {
-  int ranks = comm::size();
+  int ranks = communicator().size();
   std::vector<Half> all;
   allgather(halves.data(), n, all, ranks);
   for (int64_t i = 0; i < n; ++i) {
@@ -183,7 +184,7 @@ std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
     for (int64_t k = 0; k < cols; ++k)
       for (int64_t j = 0; j < r; ++j)
         p[i * r + j] += m[i * cols + k] * q[k * r + j];
-  comm::allreduce(p.data(), rows * r, ReduceOp::Mean);
+  communicator().allreduce(p.data(), rows * r, ReduceOp::Mean);
   orthonormalize(p, rows, r);
   // Q = M^T P, averaged over ranks: kept for the next step (warm start).
   std::fill(q.begin(), q.end(), 0.0f);
@@ -191,9 +192,10 @@ std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
     for (int64_t k = 0; k < cols; ++k)
       for (int64_t j = 0; j < r; ++j)
         q[k * r + j] += m[i * cols + k] * p[i * r + j];
-  comm::allreduce(q.data(), cols * r, ReduceOp::Mean);
+  communicator().allreduce(q.data(), cols * r, ReduceOp::Mean);
   // The approximation P Q^T of the mean; what it misses stays in e.
-  float scale = op == ReduceOp::Sum ? static_cast<float>(comm::size()) : 1.0f;
+  float scale =
+      op == ReduceOp::Sum ? static_cast<float>(communicator().size()) : 1.0f;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t k = 0; k < cols; ++k) {
       float approx = 0.0f;
