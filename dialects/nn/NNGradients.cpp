@@ -217,9 +217,10 @@ LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 /// reversed).
 LogicalResult CumSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                  SmallVectorImpl<Value> &operandGrads) {
-  operandGrads.assign(
-      {CumSumOp::create(b, getLoc(), resultGrads[0], getAxisAttr(),
-                        getExclusiveAttr(), b.getBoolAttr(!getReverse()))});
+  operandGrads.assign(getNumOperands(), Value()); // none for runtime_axis
+  operandGrads[0] = CumSumOp::create(
+      b, getLoc(), resultGrads[0], getRuntimeAxis(), getAxisAttr(),
+      getExclusiveAttr(), b.getBoolAttr(!getReverse()));
   return success();
 }
 

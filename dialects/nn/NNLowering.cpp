@@ -8,6 +8,7 @@
 
 #include "nn/NNOps.h"
 #include "nn/NNShapeUtils.h"
+#include "nn/NNSignedness.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -268,9 +269,13 @@ Results MulOp::lowerToLinalg(OpBuilder &b) {
 }
 // NaN-propagating on floats (as numpy's minimum/maximum and PyTorch).
 Results MinOp::lowerToLinalg(OpBuilder &b) {
+  if (nn::isUnsignedResult(*this, 0))
+    return lowerBinary<arith::MinUIOp>(b, *this);
   return lowerNumericBinary<arith::MinimumFOp, arith::MinSIOp>(b, *this);
 }
 Results MaxOp::lowerToLinalg(OpBuilder &b) {
+  if (nn::isUnsignedResult(*this, 0))
+    return lowerBinary<arith::MaxUIOp>(b, *this);
   return lowerNumericBinary<arith::MaximumFOp, arith::MaxSIOp>(b, *this);
 }
 
@@ -296,9 +301,29 @@ static SafeDivisor safeDivisor(OpBuilder &b, Location l, Value y) {
   return {isZero, isMinusOne, arith::SelectOp::create(b, l, special, one, y)};
 }
 
+/// An unsigned `x / y` (`Div`) or `x % y` (`Rem`) that gives 0 for y = 0
+/// instead of trapping.
+template <typename Div>
+static Results lowerUnsignedDivision(OpBuilder &b, Operation *op) {
+  return SmallVector<Value>{buildElementwise(
+      b, op->getLoc(), cast<RankedTensorType>(op->getResult(0).getType()),
+      op->getOperands(), [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type t = a[1].getType();
+        Value zero = intZero(nb, l, t);
+        Value isZero =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[1], zero);
+        Value one = arith::ConstantOp::create(nb, l, nb.getIntegerAttr(t, 1));
+        Value d = arith::SelectOp::create(nb, l, isZero, one, a[1]);
+        return arith::SelectOp::create(nb, l, isZero, zero,
+                                       Div::create(nb, l, a[0], d));
+      })};
+}
+
 Results DivOp::lowerToLinalg(OpBuilder &b) {
   if (isa<FloatType>(getType().getElementType()))
     return lowerBinary<arith::DivFOp>(b, *this);
+  if (nn::isUnsignedResult(*this, 0))
+    return lowerUnsignedDivision<arith::DivUIOp>(b, *this);
   // Truncating toward zero (C, onnxruntime); x / 0 is 0 rather than a trap.
   // The minimum divided by -1 overflows: it is computed as a negation
   // (wrapping) because idiv traps on it too.
@@ -315,6 +340,9 @@ Results DivOp::lowerToLinalg(OpBuilder &b) {
 }
 
 Results ModOp::lowerToLinalg(OpBuilder &b) {
+  // Unsigned: both fmod forms are the remainder.
+  if (nn::isUnsignedResult(*this, 0))
+    return lowerUnsignedDivision<arith::RemUIOp>(b, *this);
   bool fmod = getFmod();
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), getType(), getOperands(),
@@ -360,12 +388,10 @@ Results LogicalOp::lowerToLinalg(OpBuilder &b) {
 /// One step per position along the axis: the running sum of the slices so
 /// far (a slice of size 1 along the axis) is written to that position
 /// (before adding the slice when exclusive).
-Results CumSumOp::lowerToLinalg(OpBuilder &b) {
-  Location loc = getLoc();
-  Value x = getInput();
-  RankedTensorType type = getType();
-  int64_t axis = getAxis(), rank = type.getRank();
-  bool exclusive = getExclusive(), reverse = getReverse();
+static Value buildCumSum(OpBuilder &b, Location loc, Value x, int64_t axis,
+                         bool exclusive, bool reverse) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
   SmallVector<int64_t> sliceShape(type.getShape());
   sliceShape[axis] = 1;
   auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
@@ -424,7 +450,34 @@ Results CumSumOp::lowerToLinalg(OpBuilder &b) {
                                                   sizes, strides);
         scf::YieldOp::create(nb, l, ValueRange{written, sum});
       });
-  return SmallVector<Value>{loop.getResult(0)};
+  return loop.getResult(0);
+}
+
+Results CumSumOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  bool exclusive = getExclusive(), reverse = getReverse();
+  Value runtimeAxis = getRuntimeAxis();
+  if (!runtimeAxis)
+    return SmallVector<Value>{
+        buildCumSum(b, loc, getInput(), getAxis(), exclusive, reverse)};
+  // One case per axis of the (static) rank; an axis outside stops.
+  int64_t rank = getType().getRank();
+  Value axis = nn::checkedIndex(
+      b, loc, tensor::ExtractOp::create(b, loc, runtimeAxis, ValueRange{}),
+      rank, "CumSum: the axis input is outside [-rank, rank)");
+  auto cases = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{getType()}, axis,
+                                       cases, rank);
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t i = 0; i <= rank; ++i) {
+    Region &region = i < rank ? sw.getCaseRegions()[i] : sw.getDefaultRegion();
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    // The default case is unreachable after the check.
+    Value v = i < rank ? buildCumSum(b, loc, getInput(), i, exclusive, reverse)
+                       : getInput();
+    scf::YieldOp::create(b, loc, ValueRange{v});
+  }
+  return SmallVector<Value>{sw.getResult(0)};
 }
 
 Results NotOp::lowerToLinalg(OpBuilder &b) {
@@ -483,10 +536,12 @@ Results PowOp::lowerToLinalg(OpBuilder &b) {
       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
         if (isa<IntegerType>(a[1].getType()))
           return intPower(nb, l, a[0], a[1]);
-        // An f32 exponent: numpy's power in f64, truncated toward zero.
+        // A float exponent: numpy's power in f64, truncated toward zero.
         Type f64 = nb.getF64Type();
         Value x = arith::SIToFPOp::create(nb, l, f64, a[0]);
-        Value e = arith::ExtFOp::create(nb, l, f64, a[1]);
+        Value e = a[1].getType().isF64()
+                      ? a[1]
+                      : arith::ExtFOp::create(nb, l, f64, a[1]).getResult();
         return arith::FPToSIOp::create(nb, l, a[0].getType(),
                                        math::PowFOp::create(nb, l, x, e));
       })};
@@ -516,6 +571,8 @@ Results NegOp::lowerToLinalg(OpBuilder &b) {
   });
 }
 Results AbsOp::lowerToLinalg(OpBuilder &b) {
+  if (nn::isUnsignedResult(*this, 0))
+    return SmallVector<Value>{getInput()};
   return lowerUnary(b, *this, [](OpBuilder &nb, Location l, Value x) -> Value {
     if (isa<FloatType>(x.getType()))
       return math::AbsFOp::create(nb, l, x);
@@ -724,10 +781,12 @@ Results CompareOp::lowerToLinalg(OpBuilder &b) {
                             : p == "le" ? arith::CmpFPredicate::OLE
                             : p == "gt" ? arith::CmpFPredicate::OGT
                                         : arith::CmpFPredicate::OGE;
-  arith::CmpIPredicate ip = p == "lt"   ? arith::CmpIPredicate::slt
-                            : p == "le" ? arith::CmpIPredicate::sle
-                            : p == "gt" ? arith::CmpIPredicate::sgt
-                                        : arith::CmpIPredicate::sge;
+  bool u = nn::isUnsignedOperand(*this, 0);
+  arith::CmpIPredicate ip =
+      p == "lt"   ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+      : p == "le" ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+      : p == "gt" ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                  : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
   return SmallVector<Value>{
       buildElementwise(b, getLoc(), getType(), getOperands(),
                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
@@ -745,41 +804,63 @@ Results WhereOp::lowerToLinalg(OpBuilder &b) {
       })};
 }
 
-/// Converts a scalar between f32, i64, i32 and i1 with ONNX Cast semantics
-/// (between integers: sign-extended or wrapped).
-static Value castScalar(OpBuilder &b, Location l, Value v, Type to) {
+/// Converts a scalar between nn's element types with ONNX Cast semantics
+/// (between integers: sign-extended or wrapped; between floats: rounded to
+/// nearest even; float to integer: truncated toward zero).
+static Value castScalar(OpBuilder &b, Location l, Value v, Type to,
+                        bool fromUnsigned, bool toUnsigned) {
   Type from = v.getType();
   if (from == to)
     return v;
+  if (isa<FloatType>(from) && isa<FloatType>(to)) {
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw == tw) // f16 <-> bf16: through f32, which holds both exactly
+      return arith::TruncFOp::create(
+          b, l, to, arith::ExtFOp::create(b, l, b.getF32Type(), v));
+    if (to.isBF16() && fw == 64) // f64 -> bf16 rounds through f32
+      return arith::TruncFOp::create(
+          b, l, to, arith::TruncFOp::create(b, l, b.getF32Type(), v));
+    if (fw < tw)
+      return arith::ExtFOp::create(b, l, to, v);
+    return arith::TruncFOp::create(b, l, to, v);
+  }
   if (to.isSignlessInteger(1)) {
     if (isa<FloatType>(from))
-      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v,
-                                   f32Const(b, l, 0.0f));
+      return arith::CmpFOp::create(
+          b, l, arith::CmpFPredicate::UNE, v,
+          arith::ConstantOp::create(b, l, b.getFloatAttr(from, 0.0)));
     Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0));
     return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, zero);
   }
+  // A bool is 0 or 1: unsigned.
   bool fromBool = from.isSignlessInteger(1);
+  fromUnsigned |= fromBool;
   if (isa<FloatType>(to))
-    return fromBool ? arith::UIToFPOp::create(b, l, to, v).getResult()
-                    : arith::SIToFPOp::create(b, l, to, v).getResult();
+    return fromUnsigned ? arith::UIToFPOp::create(b, l, to, v).getResult()
+                        : arith::SIToFPOp::create(b, l, to, v).getResult();
   if (isa<FloatType>(from))
-    return arith::FPToSIOp::create(b, l, to, v);
-  if (fromBool)
-    return arith::ExtUIOp::create(b, l, to, v); // 0 or 1
+    return toUnsigned ? arith::FPToUIOp::create(b, l, to, v).getResult()
+                      : arith::FPToSIOp::create(b, l, to, v).getResult();
   if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
-    return arith::TruncIOp::create(b, l, to, v); // i64 -> i32 wraps
-  return arith::ExtSIOp::create(b, l, to, v);
+    return arith::TruncIOp::create(b, l, to, v); // wraps, as numpy
+  if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+    return v; // int32 <-> uint32: the same bits
+  // Widening extends by the source's signedness.
+  return fromUnsigned ? arith::ExtUIOp::create(b, l, to, v).getResult()
+                      : arith::ExtSIOp::create(b, l, to, v).getResult();
 }
 
 Results CastOp::lowerToLinalg(OpBuilder &b) {
   if (getInput().getType() == getType())
     return SmallVector<Value>{getInput()};
   Type to = getTo();
-  return SmallVector<Value>{
-      buildElementwise(b, getLoc(), getType(), {getInput()},
-                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         return castScalar(nb, l, a[0], to);
-                       })};
+  bool fromUnsigned = nn::isUnsignedOperand(*this, 0);
+  bool toUnsigned = nn::isUnsignedResult(*this, 0);
+  return SmallVector<Value>{buildElementwise(
+      b, getLoc(), getType(), {getInput()},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        return castScalar(nb, l, a[0], to, fromUnsigned, toUnsigned);
+      })};
 }
 
 Results DropoutOp::lowerToLinalg(OpBuilder &b) {

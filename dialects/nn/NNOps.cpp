@@ -165,7 +165,7 @@ NN_INFER_BROADCAST(LogicalOp, "nn.logical")
 #undef NN_BINARY_OP
 #undef NN_INFER_BROADCAST
 
-/// nn.pow: the base's type; an integer base may take an f32 exponent.
+/// nn.pow: the base's type; an integer base may take an f32 or f64 exponent.
 LogicalResult PowOp::inferReturnTypes(MLIRContext *ctx,
                                       std::optional<Location> loc,
                                       ValueRange operands, DictionaryAttr,
@@ -173,10 +173,10 @@ LogicalResult PowOp::inferReturnTypes(MLIRContext *ctx,
                                       SmallVectorImpl<Type> &results) {
   auto lt = rankedType(operands[0]), rt = rankedType(operands[1]);
   Type base = lt.getElementType(), exp = rt.getElementType();
-  if (base != exp && !(isa<IntegerType>(base) && exp.isF32()))
-    return emitOptionalError(loc, "nn.pow exponent of type ", exp,
-                             " for a base of type ", base,
-                             " (the base's type, or f32 for an integer base)");
+  if (base != exp && !(isa<IntegerType>(base) && (exp.isF32() || exp.isF64())))
+    return emitOptionalError(
+        loc, "nn.pow exponent of type ", exp, " for a base of type ", base,
+        " (the base's type, or f32 or f64 for an integer base)");
   auto shape = broadcastShapes(lt.getShape(), rt.getShape());
   if (failed(shape))
     return emitOptionalError(
@@ -190,12 +190,18 @@ LogicalResult PowOp::verify() { return success(); }
 
 LogicalResult ModOp::verify() {
   if (!getFmod() && isa<FloatType>(getLhs().getType().getElementType()))
-    return emitOpError("on f32 needs fmod = true (the sign of the dividend)");
+    return emitOpError(
+        "on floats needs fmod = true (the sign of the dividend)");
   return success();
 }
 
 LogicalResult CumSumOp::verify() {
   int64_t rank = getInput().getType().getRank();
+  if (getRuntimeAxis()) {
+    if (rank == 0)
+      return emitOpError("needs rank >= 1");
+    return success();
+  }
   if (getAxis() < 0 || getAxis() >= rank)
     return emitOpError("axis ")
            << getAxis() << " is not in [0, " << rank << ")";
@@ -332,8 +338,11 @@ LogicalResult WhereOp::verify() { return success(); }
 
 /// The element types nn.cast converts between.
 static bool isCastType(Type t) {
-  return t.isF32() || t.isSignlessInteger(64) || t.isSignlessInteger(32) ||
-         t.isSignlessInteger(1);
+  return t.isF32() || t.isF64() || t.isF16() || t.isBF16() ||
+         t.isSignlessInteger(64) || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(16) || t.isSignlessInteger(8) ||
+         t.isSignlessInteger(1) ||
+         (t.isUnsignedInteger() && t.getIntOrFloatBitWidth() >= 8);
 }
 
 LogicalResult CastOp::inferReturnTypes(MLIRContext *,
@@ -354,7 +363,8 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
 LogicalResult CastOp::verify() {
   if (!isCastType(getTo()))
     return emitOpError("cannot cast to ")
-           << getTo() << " (f32, i64, i32 or i1)";
+           << getTo()
+           << " (f32, f64, f16, bf16, i64, i32, i16, i8, i1 or ui8..ui64)";
   return success();
 }
 

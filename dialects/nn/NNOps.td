@@ -21,11 +21,16 @@ def NN_F32Tensor : RankedTensorOf<[F32]>;
 def NN_F32Scalar : 0DTensorOf<[F32]>;
 def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
-/// Tensors that shape ops, comparisons, selects and casts accept.
-def NN_AnyTensor : RankedTensorOf<[F32, I64, I32, I1]>;
-/// Tensors that arithmetic accepts: f32, or i64/i32 (signed, wrapping) for
-/// the index arithmetic exporters leave at run time.
-def NN_NumericTensor : RankedTensorOf<[F32, I64, I32]>;
+/// Tensors that shape ops, comparisons, selects and casts accept: every
+/// element type ONNX models bring that nn computes in its own type (f32 is
+/// the only one that is differentiated; see backpropagate).
+def NN_AnyTensor : RankedTensorOf<[F32, F64, F16, BF16, I64, I32, I16, I8, I1,
+                                   UI64, UI32, UI16, UI8]>;
+/// Tensors that arithmetic accepts: floats, and signed and unsigned integers
+/// (wrapping), each computed in its own type (unsigned ones are made
+/// signless for the lowering, see NNSignedness.h).
+def NN_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I64, I32, I16, I8,
+                                       UI64, UI32, UI16, UI8]>;
 
 class NN_Op<string mnemonic, list<Trait> traits = []>
     : Op<NN_Dialect, mnemonic, !listconcat(traits, [
@@ -208,22 +213,31 @@ def NN_NotOp : NN_Op<"not", [SameOperandsAndResultType]> {
   let results = (outs NN_BoolTensor:$result);
 }
 
-def NN_CumSumOp : NN_DiffOp<"cumsum", [SameOperandsAndResultType]> {
+def NN_CumSumOp : NN_DiffOp<"cumsum", [AllTypesMatch<["input", "result"]>]> {
   let summary = "Cumulative sum along an axis (ONNX CumSum)";
   let description = [{
     ONNX `CumSum`: `result[..., j, ...] = sum of input[..., i, ...]` over
     `i <= j` along `axis` (non-negative); `exclusive` sums over `i < j`,
-    `reverse` runs from the end. f32, i64 or i32 (wrapping). Lowers to a
-    loop over the axis adding one slice per step; the gradient is the
+    `reverse` runs from the end. Any numeric type (integers wrap). Lowers
+    to a loop over the axis adding one slice per step; the gradient is the
     cumulative sum of the upstream gradient in the opposite direction.
+
+    The axis may instead be computed at run time: `runtime_axis`, an i64 or
+    i32 scalar in [-rank, rank) (negative counts from the end; outside, the
+    program stops), when `axis` is ignored. The result's shape does not
+    depend on it; the lowering switches (`scf.index_switch`) over the
+    rank's axes.
 
     ```mlir
     %y = nn.cumsum %m {axis = 1 : i64, exclusive = false, reverse = false}
         : (tensor<?x16xi32>) -> tensor<?x16xi32>
+    %z = nn.cumsum %x, %a {axis = 0 : i64, exclusive = false, reverse = true}
+        : (tensor<4x16xf64>, tensor<i32>) -> tensor<4x16xf64>
     ```
   }];
-  let arguments = (ins NN_NumericTensor:$input, I64Attr:$axis,
-                   BoolAttr:$exclusive, BoolAttr:$reverse);
+  let arguments = (ins NN_NumericTensor:$input,
+                   Optional<0DTensorOf<[I64, I32]>>:$runtime_axis,
+                   I64Attr:$axis, BoolAttr:$exclusive, BoolAttr:$reverse);
   let results = (outs NN_NumericTensor:$result);
   let hasVerifier = 1;
 }

@@ -99,10 +99,10 @@ LogicalResult ExpandOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
 /// The same triangle of the gradient (the mask is linear).
 LogicalResult TriluOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
                                 SmallVectorImpl<Value> &operandGrads) {
-  operandGrads.assign({Value()});
+  operandGrads.assign(getNumOperands(), Value()); // none for runtime_k
   if (!isF32Tensor(getInput()))
     return success();
-  operandGrads[0] =
-      TriluOp::create(b, getLoc(), resultGrads[0], getUpperAttr(), getKAttr());
+  operandGrads[0] = TriluOp::create(b, getLoc(), resultGrads[0], getRuntimeK(),
+                                    getUpperAttr(), getKAttr());
   return success();
 }

@@ -227,13 +227,19 @@ Results TriluOp::lowerToLinalg(OpBuilder &b) {
   int64_t k = getK();
   bool upper = getUpper();
   Type elem = type.getElementType();
+  Value runtimeK;
+  if (Value rk = getRuntimeK())
+    runtimeK = arith::IndexCastOp::create(
+        b, getLoc(), b.getIndexType(),
+        tensor::ExtractOp::create(b, getLoc(), rk, ValueRange{}));
   return SmallVector<Value>{buildElementwise(
       b, getLoc(), type, {getInput()},
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value i = linalg::IndexOp::create(nb, l, rank - 2);
         Value j = linalg::IndexOp::create(nb, l, rank - 1);
         Value diff = arith::SubIOp::create(nb, l, j, i);
-        Value kv = arith::ConstantIndexOp::create(nb, l, k);
+        Value kv =
+            runtimeK ? runtimeK : arith::ConstantIndexOp::create(nb, l, k);
         Value keep = arith::CmpIOp::create(nb, l,
                                            upper ? arith::CmpIPredicate::sge
                                                  : arith::CmpIPredicate::sle,

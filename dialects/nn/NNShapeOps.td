@@ -152,15 +152,19 @@ def NN_TriluOp : NN_DiffOp<"trilu", [AllTypesMatch<["input", "result"]>]> {
   let description = [{
     ONNX `Trilu` on a tensor of rank >= 2 (any element type): in every
     matrix of the last two dims, entry `(i, j)` is kept where `j - i >= k`
-    (`upper`) or `j - i <= k` (lower) and is zero (false) elsewhere. Lowers
+    (`upper`) or `j - i <= k` (lower) and is zero (false) elsewhere. `k` is
+    the attribute, or `runtime_k` (an i64 scalar computed at run time, ONNX's
+    `k` input given as a graph input) when that operand is present. Lowers
     to a `linalg.generic` comparing the loop indices; the gradient is the
     same mask applied to the result gradient.
 
     ```mlir
     %m = nn.trilu %x {upper = false, k = 0 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    %u = nn.trilu %x, %k {upper = true} : (tensor<8x8xf32>, tensor<i64>) -> tensor<8x8xf32>
     ```
   }];
   let arguments = (ins NN_AnyTensor:$input,
+                   Optional<0DTensorOf<[I64]>>:$runtime_k,
                    DefaultValuedAttr<BoolAttr, "true">:$upper,
                    DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs NN_AnyTensor:$result);

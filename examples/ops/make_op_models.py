@@ -919,8 +919,16 @@ def bad_models():
             mk("LeakyRelu", ["x"], ["y"], name="bad", alpha=0.1, beta=2.0)], x2),
         "gelu_approximate": bad_model("gelu_approximate", [
             mk("Gelu", ["x"], ["y"], name="bad", approximate="fast")], x2, 20),
-        "cast_to_double": bad_model("cast_to_double", [
-            mk("Cast", ["x"], ["y"], name="bad", to=TensorProto.DOUBLE)], x2),
+        # Trainable only through float32: a parameter reaching the loss
+        # through a double is an error at --train (inference is fine).
+        "train_through_double": bad_model("train_through_double", [
+            mk("MatMul", ["x", "w"], ["h"]),
+            mk("Cast", ["h"], ["hd"], to=TensorProto.DOUBLE),
+            mk("Mul", ["hd", "hd"], ["sq"]),
+            mk("Cast", ["sq"], ["y"], name="bad", to=TensorProto.FLOAT)], x2,
+            inits=[numpy_helper.from_array(np.ones((4, 3), np.float32), "w")]),
+        "cast_to_string": bad_model("cast_to_string", [
+            mk("Cast", ["x"], ["y"], name="bad", to=TensorProto.STRING)], x2),
         "double_constant_add": bad_model("double_constant_add", [
             mk("Constant", [], ["d"], value=t(0.5, np.float64)),
             mk("Add", ["x", "d"], ["y"], name="bad")], x2),

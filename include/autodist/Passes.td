@@ -650,6 +650,29 @@ def UntieEmptyTensors : Pass<"autodist-untie-empty-tensors",
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def ExpandBFloat16Casts : Pass<"autodist-expand-bf16-casts",
+                                "mlir::ModuleOp"> {
+  let summary = "Expand bf16 extf/truncf into integer arithmetic";
+  let description = [{
+    LLVM lowers a `fptrunc` to `bfloat` on x86 to a call of
+    `__truncsfbf2`, which the C runtime of this platform (libgcc 12) does not
+    have. This pass applies upstream's bf16 expansion patterns alone
+    (`arith::populateExpandBFloat16Patterns`: `arith.extf` from bf16 is a
+    shift, `arith.truncf` to bf16 rounds to nearest even in integer
+    arithmetic, NaN kept a NaN); `arith-expand{include-bf16}` would also
+    rewrite every f32 `arith.maximumf` and `minimumf`. It runs after
+    `arith-emulate-unsupported-floats{source-types=bf16}`, which leaves only
+    extf/truncf on bf16.
+
+    ```mlir
+    %y = arith.truncf %x : f32 to bf16
+    // becomes bitcasts, shifts, an add of the rounding bias and a select
+    // for NaN
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def BoundBlockSize : Pass<"autodist-bound-block-size", "mlir::ModuleOp"> {
   let summary = "Cut long blocks of functions into chained blocks";
   let description = [{

@@ -2,6 +2,7 @@
 
 #include "autodist/Passes.h"
 #include "nn/NNOps.h"
+#include "nn/NNSignedness.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -39,6 +40,8 @@ struct ConvertNNToLinalgPass
     });
     if (unsupported)
       return signalPassFailure();
+    // arith has signless integers only; the ops that care keep a mark.
+    nn::eraseSignedness(getOperation());
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);

@@ -45,6 +45,9 @@ static const char *const kCPULowering =
     // Equal shapes give equal loop nests: the blocks of a Transformer
     // then share their outlined functions, so LLVM sees each once.
     "duplicate-function-elimination,"
+    // bf16 arithmetic in f32; its casts without libgcc's __truncsfbf2.
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+    "autodist-expand-bf16-casts,"
     "expand-strided-metadata,lower-affine,"
     // Allocations go through the runtime's step arena (docs/abi.md).
     "finalize-memref-to-llvm{use-generic-functions},"

@@ -611,6 +611,8 @@ FailureOr<bool> Folder::range(IntConstant &out) {
     return fail();
   }
   int64_t n = std::max<int64_t>((int64_t)count, 0);
+  // The type of the inputs (ONNX: all three of one type).
+  out.isInt32 = in[0]->isInt32;
   for (int64_t i = 0; i < n; ++i)
     out.values.push_back(start + i * delta);
   out.dims = {n};

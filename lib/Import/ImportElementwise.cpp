@@ -24,14 +24,21 @@ FailureOr<Value> importPow(NodeImporter &n) {
   if (failed(x) || failed(y))
     return failure();
   Value e = *y;
-  // ONNX's exponent may have another type than the base: an integer one of
-  // a float base is cast to f32 (exact below 2^24), one of an integer base
-  // to the base's type; an f32 exponent of an integer base stays (nn.pow
-  // applies it in f64).
+  // ONNX's exponent may have another type than the base: that of a float
+  // base is cast to the base's type (an integer one exactly below 2^24 for
+  // f32), an integer one of an integer base to the base's type; an f32 or
+  // f64 exponent of an integer base stays (nn.pow applies it in f64), a
+  // 16-bit float one becomes f32 (exactly).
   Type base = getElementTypeOrSelf(x->getType());
   Type exp = getElementTypeOrSelf(e.getType());
-  Type want =
-      isa<FloatType>(base) || exp.isF32() ? Type(n.b.getF32Type()) : base;
+  if (base.isUnsignedInteger()) {
+    n.error() << "an unsigned integer base is not supported";
+    return failure();
+  }
+  Type want = isa<FloatType>(base)         ? base
+              : exp.isF32() || exp.isF64() ? exp
+              : isa<FloatType>(exp)        ? Type(n.b.getF32Type())
+                                           : base;
   if (exp != want && !exp.isSignlessInteger(1)) {
     FailureOr<Value> c =
         n.build<nn::CastOp>({e}, {n.b.getNamedAttr("to", TypeAttr::get(want))});
@@ -258,23 +265,10 @@ FailureOr<Value> importCast(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
-  Type elem;
-  switch (to->i()) {
-  case onnx::TensorProto::FLOAT:
-    elem = n.b.getF32Type();
-    break;
-  case onnx::TensorProto::INT64:
-    elem = n.b.getI64Type();
-    break;
-  case onnx::TensorProto::INT32:
-    elem = n.b.getI32Type();
-    break;
-  case onnx::TensorProto::BOOL:
-    elem = n.b.getI1Type();
-    break;
-  default:
+  Type elem = elementTypeOf(n.b.getContext(), to->i());
+  if (!elem) {
     n.error() << "attribute 'to' = " << dataTypeName(to->i())
-              << " is not supported (FLOAT, INT64, INT32, BOOL)";
+              << " is not supported (" << kSupportedElementTypes << ")";
     return failure();
   }
   return n.build<nn::CastOp>({*x},
@@ -348,8 +342,9 @@ constexpr FoldRule kFoldElementwise{fold::elementwise};
 
 const char *kFloatOnly = "float only";
 const char *kFloatOrInt64 =
-    "float, or int64/int32 (wrapping on overflow; no gradient) for index "
-    "arithmetic; both inputs of one type; folded on integer constants";
+    "float, double, float16 or bfloat16 (computed in that type), or int64, "
+    "int32, int16 or int8 (wrapping on overflow; no gradient); both inputs "
+    "of one type; folded on integer constants";
 
 /// The registry entry of a boolean operator (nn.logical, nn.not): run time
 /// on bool tensors, folded on bool constants.
@@ -374,7 +369,8 @@ OpSpec comparison(const char *name, int64_t since, ImportFn import,
           kFoldElementwise,
           {"", "`nn.compare`", "none (bool result)",
            std::string("`predicate = \"") + predicate +
-               "\"`. float or int64 operands of the same type; `bool` result; "
+               "\"`. operands of one float or signed integer type; `bool` "
+               "result; "
                "a comparison with NaN is false; folded on int64 constants"}};
 }
 
@@ -409,9 +405,9 @@ void registerElementwiseOps(OpRegistry &r) {
          kFoldElementwise,
          {"", "`nn.div`",
           "both operands (`g / b`, `-g y / b`), summed over broadcast dims",
-          "float, or int64 truncating toward zero (a zero divisor gives 0, "
-          "no gradient); both inputs of one type; folded on int64 "
-          "constants"}});
+          "a float type, or a signed integer type truncating toward zero (a "
+          "zero divisor gives 0, no gradient); both inputs of one type; "
+          "folded on int64 constants"}});
   r.add({"Pow",
          7,
          {},
@@ -420,12 +416,12 @@ void registerElementwiseOps(OpRegistry &r) {
          {"", "`nn.pow`",
           "base (`g e a^(e-1)`) and exponent (`g y log a`, 0 where `a = 0`); "
           "none for a constant exponent",
-          "float base with a float exponent (`powf`: a negative base with a "
-          "non-integer exponent gives NaN) or an int64/int32 one (cast to "
-          "f32); int64/int32 base with an integer exponent (exact power, "
-          "wrapping; a negative exponent gives 0 but for bases 1 and -1) or "
-          "a float one (computed in f64, truncated toward zero, as numpy); "
-          "the result has the base's type"}});
+          "float-type base with an exponent cast to its type (`powf`: a "
+          "negative base with a non-integer exponent gives NaN); signed "
+          "integer base with an integer exponent (exact power, wrapping; a "
+          "negative exponent gives 0 but for bases 1 and -1) or a float one "
+          "(computed in f64, truncated toward zero, as numpy); the result "
+          "has the base's type; unsigned exponents are not supported"}});
   r.add({"Relu",
          6,
          {},
@@ -497,7 +493,8 @@ void registerElementwiseOps(OpRegistry &r) {
           "the input (`nn.clip_grad`: `g` where `min < x < max`, 0 at the "
           "bounds, as PyTorch's hardtanh/ReLU6); none for constant bounds; "
           "run-time ones: those of `nn.max` / `nn.min`, the bounds' too",
-          "float, int64 or int32. Bounds: attributes `min`/`max` before "
+          "float, or (through `nn.max`/`nn.min`) any float or signed integer "
+          "type. Bounds: attributes `min`/`max` before "
           "opset 11, scalar inputs 1 and 2 since; an absent or empty one "
           "is no bound. Constant float bounds (a `Constant` or a float "
           "initializer; `min <= max`, neither NaN) give `nn.clip`; run-time "
@@ -538,8 +535,8 @@ void registerElementwiseOps(OpRegistry &r) {
          importBinary<nn::EqualOp>,
          kFoldElementwise,
          {"", "`nn.equal`", "none (bool result)",
-          "float, int64 or bool operands of the same type; `bool` result; NaN "
-          "is unequal to everything"}});
+          "operands of one type (any float, signed integer or bool type); "
+          "`bool` result; NaN is unequal to everything"}});
   r.add({"Where",
          9,
          {},
@@ -547,7 +544,7 @@ void registerElementwiseOps(OpRegistry &r) {
          kFoldElementwise,
          {"", "`nn.where`",
           "X and Y (summed over broadcast dims); none for the condition",
-          "`bool` condition; X and Y of the same type (float, int64, bool); "
+          "`bool` condition; X and Y of the same type (any supported type); "
           "all three broadcast"}});
   r.add({"Cast",
          7,
@@ -556,8 +553,12 @@ void registerElementwiseOps(OpRegistry &r) {
          {fold::cast},
          {"", "`nn.cast`",
           "f32 to f32: identity; to or from an integer/bool type: none",
-          "`to` = FLOAT, INT64, INT32 or BOOL (others are errors). float to "
-          "an integer truncates toward zero; int64 to int32 wraps; to bool "
+          "`to` = FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT64, INT32, INT16, INT8 "
+          "or BOOL (unsigned, string and float8 types are errors). Between "
+          "floats: rounded to nearest even (DOUBLE to BFLOAT16 through "
+          "FLOAT); float to an integer truncates toward zero (out of range is "
+          "undefined, as in ONNX); between integers: sign-extended or "
+          "wrapped; to bool "
           "is `x != 0` (NaN is true); bool to number is 0/1. A DOUBLE "
           "`Constant` cast to FLOAT is folded. `saturate` is "
           "accepted (it only concerns float8). A cast of an int64/int32/bool "
@@ -570,10 +571,10 @@ void registerElementwiseOps(OpRegistry &r) {
          importMod,
          kFoldElementwise,
          {"", "`nn.mod`", "none",
-          "int64: `fmod = 0` (default) takes the divisor's sign (Python "
-          "`%`), `fmod = 1` the dividend's (C `fmod`); float needs `fmod = "
-          "1`. A zero divisor gives 0 on int64, NaN on float. Folded on int64 "
-          "constants"}});
+          "signed integers: `fmod = 0` (default) takes the divisor's sign "
+          "(Python `%`), `fmod = 1` the dividend's (C `fmod`); float types "
+          "need `fmod = 1`. A zero divisor gives 0 on integers, NaN on "
+          "floats. Folded on int64 constants"}});
   r.add({"Abs",
          6,
          {},
@@ -585,8 +586,9 @@ void registerElementwiseOps(OpRegistry &r) {
       "each input gets the gradient where it is chosen, halved on ties (as "
       "PyTorch's minimum/maximum), summed over broadcast dims";
   const char *extremumLimits =
-      "one or more inputs (a chain of binary ops), all broadcast; float (NaN "
-      "propagates) or int64, one type; folded on int64 constants";
+      "one or more inputs (a chain of binary ops), all broadcast; a float "
+      "type (NaN propagates) or a signed integer type, one type; folded on "
+      "int64 constants";
   r.add({"Min",
          8,
          {},

@@ -38,21 +38,43 @@ FailureOr<Value> importCumSum(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
-  FailureOr<std::vector<int64_t>> axis = n.constInput(1, "axis");
-  if (failed(axis))
-    return failure();
-  if (axis->size() != 1) {
-    n.error() << "input 'axis' must be a scalar";
-    return failure();
-  }
   int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
-  int64_t a = (*axis)[0];
-  if (a < -rank || a >= rank) {
-    n.error() << "axis " << a << " is out of range for rank " << rank;
-    return failure();
+  int64_t a = 0;
+  SmallVector<Value> operands = {*x};
+  if (!n.intConstant(1)) {
+    // An axis computed at run time (a graph input): a scalar operand.
+    FailureOr<Value> axis = n.operand(1);
+    if (failed(axis))
+      return failure();
+    auto t = dyn_cast<RankedTensorType>(axis->getType());
+    if (!t || t.getRank() != 0 ||
+        !(t.getElementType().isSignlessInteger(64) ||
+          t.getElementType().isSignlessInteger(32))) {
+      n.error() << "input 'axis' must be an int64 or int32 scalar, got "
+                << axis->getType();
+      return failure();
+    }
+    if (rank == 0) {
+      n.error() << "the input must have rank >= 1";
+      return failure();
+    }
+    operands.push_back(*axis);
+  } else {
+    FailureOr<std::vector<int64_t>> axis = n.constInput(1, "axis");
+    if (failed(axis))
+      return failure();
+    if (axis->size() != 1) {
+      n.error() << "input 'axis' must be a scalar";
+      return failure();
+    }
+    a = (*axis)[0];
+    if (a < -rank || a >= rank) {
+      n.error() << "axis " << a << " is out of range for rank " << rank;
+      return failure();
+    }
+    if (a < 0)
+      a += rank;
   }
-  if (a < 0)
-    a += rank;
   int64_t exclusive = n.attrInt("exclusive"), reverse = n.attrInt("reverse");
   if ((exclusive != 0 && exclusive != 1) || (reverse != 0 && reverse != 1)) {
     n.error() << "attribute '"
@@ -62,9 +84,9 @@ FailureOr<Value> importCumSum(NodeImporter &n) {
   }
   OpBuilder &b = n.b;
   return n.build<nn::CumSumOp>(
-      {*x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(a)),
-             b.getNamedAttr("exclusive", b.getBoolAttr(exclusive)),
-             b.getNamedAttr("reverse", b.getBoolAttr(reverse))});
+      operands, {b.getNamedAttr("axis", b.getI64IntegerAttr(a)),
+                 b.getNamedAttr("exclusive", b.getBoolAttr(exclusive)),
+                 b.getNamedAttr("reverse", b.getBoolAttr(reverse))});
 }
 
 std::vector<AttrSpec> reduceAttributes() {
@@ -111,9 +133,11 @@ void registerReductionOps(OpRegistry &r) {
          {},
          {"", "`nn.cumsum`",
           "yes (the cumulative sum of the gradient in the other direction)",
-          "constant scalar `axis` input (int64 or int32, negative counts "
-          "from the end), `exclusive` and `reverse` (0/1). float, int64 or "
-          "int32 (wrapping); a loop over the axis, one slice per step"}});
+          "scalar `axis` input (int64 or int32, negative counts from the "
+          "end): a constant, or computed at run time (a switch over the "
+          "rank's axes; outside [-rank, rank) the program stops); "
+          "`exclusive` and `reverse` (0/1). Any float or integer type "
+          "(integers wrap); a loop over the axis, one slice per step"}});
 }
 
 } // namespace autodist::detail

@@ -132,7 +132,7 @@ FailureOr<Value> importRuntimeScatterND(NodeImporter &n, StringRef reduction) {
   if (failed(data) || failed(indices) || failed(updates))
     return failure();
   Type it = cast<RankedTensorType>(indices->getType()).getElementType();
-  if (!it.isInteger(64) && !it.isInteger(32)) {
+  if (!it.isSignlessInteger(64) && !it.isSignlessInteger(32)) {
     n.error() << "input 'indices' must be int64 or int32, got " << it;
     return failure();
   }
@@ -168,7 +168,7 @@ FailureOr<Value> importGatherND(NodeImporter &n) {
   if (failed(data) || failed(indices))
     return failure();
   Type it = cast<RankedTensorType>(indices->getType()).getElementType();
-  if (!it.isInteger(64) && !it.isInteger(32)) {
+  if (!it.isSignlessInteger(64) && !it.isSignlessInteger(32)) {
     n.error() << "input 'indices' must be int64 or int32, got " << it;
     return failure();
   }

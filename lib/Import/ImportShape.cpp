@@ -699,7 +699,19 @@ FailureOr<Value> importTrilu(NodeImporter &n) {
   if (failed(x))
     return failure();
   int64_t k = 0;
-  if (n.hasInput(1)) {
+  SmallVector<Value> operands = {*x};
+  if (n.hasInput(1) && !n.intConstant(1)) {
+    // k computed at run time (a graph input): an int64 scalar operand.
+    FailureOr<Value> kv = n.operand(1);
+    if (failed(kv))
+      return failure();
+    auto t = dyn_cast<RankedTensorType>(kv->getType());
+    if (!t || t.getRank() != 0 || !t.getElementType().isSignlessInteger(64)) {
+      n.error() << "the k input must be an int64 scalar, got " << kv->getType();
+      return failure();
+    }
+    operands.push_back(*kv);
+  } else if (n.hasInput(1)) {
     FailureOr<std::vector<int64_t>> kv = n.constInput(1, "k");
     if (failed(kv))
       return failure();
@@ -716,8 +728,8 @@ FailureOr<Value> importTrilu(NodeImporter &n) {
     return failure();
   }
   return n.build<nn::TriluOp>(
-      {*x}, {n.b.getNamedAttr("upper", n.b.getBoolAttr(upper)),
-             n.b.getNamedAttr("k", n.b.getI64IntegerAttr(k))});
+      operands, {n.b.getNamedAttr("upper", n.b.getBoolAttr(upper)),
+                 n.b.getNamedAttr("k", n.b.getI64IntegerAttr(k))});
 }
 
 /// A Shape that reads a dynamic dim: nn.shape, for the ops that need the
@@ -870,7 +882,8 @@ void registerShapeOps(OpRegistry &r) {
          importTrilu,
          {fold::trilu, 1, 0},
          {"", "`nn.trilu`", "yes (the same triangle of the gradient)",
-          "`upper` (0/1, default 1), optional constant scalar `k` input; rank "
+          "`upper` (0/1, default 1), optional int64 scalar `k` input "
+          "(constant, or computed at run time); rank "
           ">= 2, any element type (float, int64, bool: a causal mask)"}});
   r.add({"Gather",
          7,

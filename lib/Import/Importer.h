@@ -34,6 +34,13 @@ namespace autodist::detail {
 
 /// A TensorProto data type's name ("FLOAT"), or its number if invalid.
 std::string dataTypeName(int64_t t);
+/// The nn element type of TensorProto data type `t` (FLOAT is f32, DOUBLE
+/// f64, FLOAT16 f16, BFLOAT16 bf16, INT8..INT64 signless, UINT8..UINT64
+/// unsigned, BOOL i1), or null when nn has no tensors of it (strings,
+/// complex, float8).
+mlir::Type elementTypeOf(mlir::MLIRContext *ctx, int64_t t);
+/// The types elementTypeOf accepts, as an error lists them.
+extern const char kSupportedElementTypes[];
 /// The values of a float TensorProto (raw_data or float_data).
 std::vector<float> readFloats(const onnx::TensorProto &t);
 /// The values of a double TensorProto (raw_data or double_data).

@@ -100,6 +100,43 @@ std::string dataTypeName(int64_t t) {
       static_cast<onnx::TensorProto::DataType>(t));
 }
 
+const char kSupportedElementTypes[] =
+    "float, double, float16, bfloat16, int64, int32, int16, int8, uint64, "
+    "uint32, uint16, uint8 or bool";
+
+Type elementTypeOf(MLIRContext *ctx, int64_t t) {
+  switch (t) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
+  case onnx::TensorProto::INT64:
+    return IntegerType::get(ctx, 64);
+  case onnx::TensorProto::INT32:
+    return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::INT16:
+    return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::INT8:
+    return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  default:
+    return Type();
+  }
+}
+
 /// Reads a float TensorProto (raw_data or float_data).
 std::vector<float> readFloats(const onnx::TensorProto &t) {
   std::vector<float> v;
@@ -324,10 +361,16 @@ FailureOr<Value> NodeImporter::floatConstant(RankedTensorType type,
 static std::string onnxTypeName(Type t) {
   if (t.isF32())
     return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isF16())
+    return "float16";
+  if (t.isBF16())
+    return "bfloat16";
   if (t.isSignlessInteger(1))
     return "bool";
   if (auto i = dyn_cast<IntegerType>(t))
-    return "int" + std::to_string(i.getWidth());
+    return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
   std::string s;
   llvm::raw_string_ostream(s) << t;
   return s;
@@ -343,10 +386,18 @@ static std::string onnxTypeList(StringRef constraint) {
     p = p.trim();
     if (p == "32-bit float")
       names.push_back("float");
+    else if (p == "64-bit float")
+      names.push_back("double");
+    else if (p == "16-bit float")
+      names.push_back("float16");
+    else if (p == "bfloat16 type")
+      names.push_back("bfloat16");
     else if (p == "1-bit signless integer")
       names.push_back("bool");
     else if (p.consume_back("-bit signless integer"))
       names.push_back("int" + p.str());
+    else if (p.consume_back("-bit unsigned integer"))
+      names.push_back("uint" + p.str());
     else
       names.push_back(p.str());
   }
@@ -703,13 +754,11 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
   int elemType = info.type().has_tensor_type()
                      ? info.type().tensor_type().elem_type()
                      : onnx::TensorProto::UNDEFINED;
-  if (elemType != onnx::TensorProto::FLOAT &&
-      elemType != onnx::TensorProto::INT64 &&
-      elemType != onnx::TensorProto::INT32 &&
-      elemType != onnx::TensorProto::BOOL) {
-    emitError(fileLoc) << "input '" << name
-                       << "' must be a float32, int64, int32 or bool tensor "
-                          "(other input types are not supported yet)";
+  Type elem = elementTypeOf(b.getContext(), elemType);
+  if (!elem) {
+    emitError(fileLoc) << "input '" << name << "' must be a tensor of "
+                       << kSupportedElementTypes
+                       << " (other input types are not supported yet)";
     return failure();
   }
   const auto &shape = info.type().tensor_type().shape();
@@ -751,10 +800,6 @@ Importer::inputType(const onnx::ValueInfoProto &info) {
                        << ", a negative dim or a size that overflows 64 bits";
     return failure();
   }
-  Type elem = elemType == onnx::TensorProto::FLOAT   ? Type(b.getF32Type())
-              : elemType == onnx::TensorProto::INT64 ? Type(b.getI64Type())
-              : elemType == onnx::TensorProto::INT32 ? Type(b.getI32Type())
-                                                     : Type(b.getI1Type());
   return RankedTensorType::get(dims, elem);
 }
 

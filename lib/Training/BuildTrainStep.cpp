@@ -59,9 +59,21 @@ Location gradientLoc(Location loc) {
 /// them backwards, asking each for its VJP. Ops no gradient flows through
 /// (or that have no operands) are skipped; integer values get no gradient;
 /// an op a gradient must cross but that cannot be differentiated is an
-/// error.
-FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
+/// error. Only f32 is differentiated: a gradient that would have to cross a
+/// value of another float type depending on one of `params` is an error,
+/// not a gradient silently cut (the VJPs build f32 arithmetic).
+FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss,
+                                 ArrayRef<Value> params) {
   GradMap grads;
+  DenseSet<Value> active(params.begin(), params.end());
+  for (Operation &op : body)
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      active.insert(op.result_begin(), op.result_end());
+  auto narrowFloat = [&](Value v) {
+    Type e = getElementTypeOrSelf(v.getType());
+    return isa<FloatType>(e) && !e.isF32() && active.contains(v);
+  };
   auto scalar = RankedTensorType::get({}, b.getF32Type());
   grads[loss] = arith::ConstantOp::create(b, loss.getLoc(),
                                           DenseElementsAttr::get(scalar, 1.0f));
@@ -80,6 +92,16 @@ FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss) {
     }
     if (!any || op->getNumOperands() == 0)
       continue;
+    if (auto it = llvm::find_if(op->getOperands(), narrowFloat);
+        it != op->operand_end()) {
+      Type e = getElementTypeOrSelf((*it).getType());
+      return op->emitOpError("would pass the gradient through a ")
+             << (e.isF64()   ? "float64"
+                 : e.isF16() ? "float16"
+                             : "bfloat16")
+             << " value computed from the parameters; only float32 values "
+                "are differentiated (cast to float32 before this op)";
+    }
     auto diff = dyn_cast<nn::DifferentiableOpInterface>(op);
     if (!diff)
       return op->emitOpError("has no gradient (it does not implement "
@@ -446,7 +468,10 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     return failure();
 
   // Backward.
-  FailureOr<GradMap> grads = backpropagate(b, *entry, *lossValue);
+  SmallVector<Value> paramValues;
+  for (Trainable &t : trainables)
+    paramValues.push_back(entry->getArgument(fwdToStep[t.fwdArg]));
+  FailureOr<GradMap> grads = backpropagate(b, *entry, *lossValue, paramValues);
   if (failed(grads))
     return failure();
   SmallVector<Value> gradients;

@@ -33,11 +33,21 @@ json::Object tensorEntry(StringRef name, Type type) {
   json::Array shape;
   for (int64_t d : t.getShape())
     shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  std::string dtype = t.getElementType().isF32()         ? "f32"
-                      : t.getElementType().isInteger(64) ? "i64"
-                      : t.getElementType().isInteger(32) ? "i32"
-                      : t.getElementType().isInteger(1)  ? "bool"
-                                                         : "unsupported";
+  Type e = t.getElementType();
+  std::string dtype = e.isF32()                 ? "f32"
+                      : e.isSignlessInteger(64) ? "i64"
+                      : e.isSignlessInteger(32) ? "i32"
+                      : e.isSignlessInteger(1)  ? "bool"
+                      : e.isF64()               ? "f64"
+                      : e.isF16()               ? "f16"
+                      : e.isBF16()              ? "bf16"
+                      : e.isSignlessInteger(8)  ? "i8"
+                      : e.isSignlessInteger(16) ? "i16"
+                      : e.isUnsignedInteger(8)  ? "u8"
+                      : e.isUnsignedInteger(16) ? "u16"
+                      : e.isUnsignedInteger(32) ? "u32"
+                      : e.isUnsignedInteger(64) ? "u64"
+                                                : "unsupported";
   return json::Object{
       {"name", name}, {"shape", std::move(shape)}, {"dtype", dtype}};
 }

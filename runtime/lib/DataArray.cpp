@@ -38,9 +38,8 @@ void *DataArray::rows(int64_t first, int64_t count) {
   uint64_t at = offset_ + first * rowElements_ * layout_.itemSize;
   uint64_t bytes = n * layout_.itemSize;
   // Stored exactly as the ABI wants (bools are normalised to 0/1 below).
-  bool asIs = (dtype_ == DType::F32 && layout_.descr == "<f4") ||
-              (dtype_ == DType::I64 && layout_.descr == "<i8") ||
-              (dtype_ == DType::I32 && layout_.descr == "<i4");
+  bool asIs = dtype_ != DType::Bool && dtype_ != DType::BF16 &&
+              layout_.descr == npyDescr(dtype_);
   if (asIs) {
     npz_->readAt(at, batch_->data(), bytes);
   } else {

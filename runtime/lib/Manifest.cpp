@@ -30,13 +30,11 @@ TensorSpec parseSpec(const json &j) {
       throw Error("invalid model manifest: " + inQuotes(s.name) +
                   " has a negative dimension");
   std::string dtype = j.at("dtype").get<std::string>();
-  if (dtype != "f32" && dtype != "i64" && dtype != "i32" && dtype != "bool")
+  std::optional<DType> named = dtypeNamed(dtype);
+  if (!named)
     throw Error("invalid model manifest: " + inQuotes(s.name) +
                 " has unsupported dtype " + inQuotes(dtype));
-  s.dtype = dtype == "f32"   ? DType::F32
-            : dtype == "i64" ? DType::I64
-            : dtype == "i32" ? DType::I32
-                             : DType::Bool;
+  s.dtype = *named;
   if (j.contains("index_bound")) {
     s.indexBound = j.at("index_bound").get<int64_t>();
     if (*s.indexBound < 1 || (s.dtype != DType::I64 && s.dtype != DType::I32))
@@ -236,11 +234,17 @@ Manifest Manifest::parse(std::string_view text) {
   } catch (const json::exception &e) {
     throw Error(std::string("invalid model manifest: ") + e.what());
   }
-  for (const TensorSpec &p : m.params)
+  for (const TensorSpec &p : m.params) {
     for (int64_t d : p.shape)
       if (d < 0)
         throw Error("invalid model manifest: parameter " + inQuotes(p.name) +
                     " has a dynamic dimension");
+    if (p.dtype != DType::F32) // the parameter files, checkpoints and
+                               // optimizers are f32
+      throw Error("invalid model manifest: parameter " + inQuotes(p.name) +
+                  " has dtype " + inQuotes(dtypeName(p.dtype)) +
+                  " (parameters are f32)");
+  }
   // Training splits every input along its leading dimension; inference
   // also takes scalars (whole inputs).
   for (const TensorSpec &in : m.inputs)

@@ -95,7 +95,78 @@ void narrowToInt32(const uint8_t *src, int32_t *dst, int64_t n,
     dst[i] = static_cast<int32_t>(v);
   }
 }
+/// The .npy element types an array converting to `want` may have.
+bool accepts(DType want, const std::string &descr) {
+  switch (want) {
+  case DType::F32:
+  case DType::F64:
+  case DType::BF16:
+    return descr == "<f4" || descr == "<f8";
+  case DType::I64:
+  case DType::I32:
+    return descr == "<i4" || descr == "<i8";
+  default:
+    return descr == npyDescr(want);
+  }
+}
+
+/// `accepts(want, .)` in words, for the error.
+std::string acceptedDescrs(DType want) {
+  switch (want) {
+  case DType::F32:
+  case DType::F64:
+  case DType::BF16:
+    return "float32 or float64 ('<f4', '<f8')";
+  case DType::I64:
+  case DType::I32:
+    return "int64 or int32 ('<i8', '<i4')";
+  case DType::Bool:
+    return "bool ('|b1')";
+  default:
+    return std::string(dtypeName(want)) + " ('" + npyDescr(want) + "')";
+  }
+}
 } // namespace
+
+uint16_t floatToBFloat16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a (quiet) NaN
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+const char *npyDescr(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::BF16: // numpy has no bfloat16
+    return "<f4";
+  case DType::I64:
+    return "<i8";
+  case DType::I32:
+    return "<i4";
+  case DType::Bool:
+    return "|b1";
+  case DType::F64:
+    return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::I8:
+    return "|i1";
+  case DType::I16:
+    return "<i2";
+  case DType::U8:
+    return "|u1";
+  case DType::U16:
+    return "<u2";
+  case DType::U32:
+    return "<u4";
+  case DType::U64:
+    return "<u8";
+  }
+  return "";
+}
 
 size_t npyHeaderBytes(const uint8_t *prefix, size_t size) {
   if (size < 10 || std::memcmp(prefix, kMagic, kMagicLen) != 0)
@@ -117,17 +188,10 @@ NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
   if (h.fortranOrder)
     throw Error(what + " is stored in Fortran order; save it in C order "
                        "(numpy.ascontiguousarray)");
-  bool isFloat = h.descr == "<f4" || h.descr == "<f8";
-  bool isInt = h.descr == "<i4" || h.descr == "<i8";
-  if (want == DType::Bool && h.descr != "|b1")
-    throw Error(what + " has dtype " + inQuotes(h.descr) +
-                "; expected bool ('|b1')");
-  if (want == DType::F32 && !isFloat)
-    throw Error(what + " has dtype " + inQuotes(h.descr) +
-                "; expected float32 or float64 ('<f4', '<f8')");
-  if ((want == DType::I64 || want == DType::I32) && !isInt)
-    throw Error(what + " has dtype " + inQuotes(h.descr) +
-                "; expected int64 or int32 ('<i8', '<i4')");
+  std::string expected = acceptedDescrs(want);
+  if (!accepts(want, h.descr))
+    throw Error(what + " has dtype " + inQuotes(h.descr) + "; expected " +
+                expected);
   h.dtype = want;
   h.what = what;
   h.itemSize = h.descr[2] - '0'; // '|b1' too
@@ -149,21 +213,61 @@ NpyLayout parseNpyLayout(const uint8_t *header, size_t headerSize,
 void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
                         int64_t n) {
   const std::string &descr = layout.descr;
-  if (descr == "<f4")
-    convert<float>(src, static_cast<float *>(dst), n);
-  else if (descr == "<f8")
-    convert<double>(src, static_cast<float *>(dst), n);
-  else if (descr == "|b1")
+  switch (layout.dtype) {
+  case DType::F32:
+    if (descr == "<f4")
+      convert<float>(src, static_cast<float *>(dst), n);
+    else
+      convert<double>(src, static_cast<float *>(dst), n);
+    return;
+  case DType::F64:
+    if (descr == "<f8")
+      convert<double>(src, static_cast<double *>(dst), n);
+    else
+      convert<float>(src, static_cast<double *>(dst), n);
+    return;
+  case DType::BF16: {
+    // Round to nearest even; exact for values that are bf16 already.
+    auto *out = static_cast<uint16_t *>(dst);
+    for (int64_t i = 0; i < n; ++i) {
+      float f;
+      if (descr == "<f4") {
+        std::memcpy(&f, src + i * 4, 4);
+      } else {
+        double d;
+        std::memcpy(&d, src + i * 8, 8);
+        f = static_cast<float>(d);
+      }
+      out[i] = floatToBFloat16(f);
+    }
+    return;
+  }
+  case DType::Bool:
     for (int64_t i = 0; i < n; ++i) // numpy bools are 0 or 1 already
       static_cast<uint8_t *>(dst)[i] = src[i] != 0;
-  else if (layout.dtype == DType::I32 && descr == "<i4")
-    convert<int32_t>(src, static_cast<int32_t *>(dst), n);
-  else if (layout.dtype == DType::I32)
-    narrowToInt32(src, static_cast<int32_t *>(dst), n, layout.what);
-  else if (descr == "<i4")
-    convert<int32_t>(src, static_cast<int64_t *>(dst), n);
-  else
-    convert<int64_t>(src, static_cast<int64_t *>(dst), n);
+    return;
+  case DType::I32:
+    if (descr == "<i4")
+      convert<int32_t>(src, static_cast<int32_t *>(dst), n);
+    else
+      narrowToInt32(src, static_cast<int32_t *>(dst), n, layout.what);
+    return;
+  case DType::I64:
+    if (descr == "<i4")
+      convert<int32_t>(src, static_cast<int64_t *>(dst), n);
+    else
+      convert<int64_t>(src, static_cast<int64_t *>(dst), n);
+    return;
+  case DType::F16: // stored as the ABI wants them
+  case DType::I8:
+  case DType::I16:
+  case DType::U8:
+  case DType::U16:
+  case DType::U32:
+  case DType::U64:
+    std::memcpy(dst, src, n * dtypeSize(layout.dtype));
+    return;
+  }
 }
 
 Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
@@ -180,11 +284,7 @@ std::string npyHeader(DType dtype, const std::vector<int64_t> &shapeDims) {
   for (size_t i = 0; i < shapeDims.size(); ++i)
     shape += (i ? ", " : "") + std::to_string(shapeDims[i]);
   shape = "(" + shape + (shapeDims.size() == 1 ? ",)" : ")"); // Python tuple
-  std::string dict = std::string("{'descr': '") +
-                     (dtype == DType::F32   ? "<f4"
-                      : dtype == DType::I64 ? "<i8"
-                      : dtype == DType::I32 ? "<i4"
-                                            : "|b1") +
+  std::string dict = std::string("{'descr': '") + npyDescr(dtype) +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces to a 64-byte boundary, ending in a newline, as numpy does.
   size_t total = (kMagicLen + 4 + dict.size() + 1 + 63) / 64 * 64;
@@ -199,7 +299,17 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
   std::string header = npyHeader(t.dtype(), t.shape());
   std::vector<uint8_t> out(header.begin(), header.end());
   auto data = static_cast<const uint8_t *>(t.data());
-  out.insert(out.end(), data, data + t.byteSize());
+  if (t.dtype() != DType::BF16) {
+    out.insert(out.end(), data, data + t.byteSize());
+    return out;
+  }
+  // bf16 elements go out widened to float32 (exactly).
+  const uint16_t *bits = t.data<uint16_t>();
+  for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+    uint32_t wide = uint32_t(bits[i]) << 16;
+    auto *b = reinterpret_cast<const uint8_t *>(&wide);
+    out.insert(out.end(), b, b + 4);
+  }
   return out;
 }
 

@@ -3,8 +3,8 @@
 #include "autodist/runtime/NpzWriter.h"
 #include "autodist/runtime/Npy.h"
 
-#include <algorithm>
 #include "autodist/runtime/ZipFormat.h"
+#include <algorithm>
 
 #include <zlib.h>
 
@@ -67,6 +67,12 @@ void NpzWriter::addEntry(const std::string &name,
 }
 
 void NpzWriter::addArray(const std::string &name, const Tensor &t) {
+  if (t.dtype() == DType::BF16) { // widened to float32 (encodeNpy)
+    std::vector<uint8_t> bytes = encodeNpy(t);
+    addEntry(name + ".npy",
+             {{reinterpret_cast<const char *>(bytes.data()), bytes.size()}});
+    return;
+  }
   // The data goes straight from the tensor, without a copy.
   std::string header = npyHeader(t.dtype(), t.shape());
   addEntry(name + ".npy",

@@ -9,18 +9,36 @@
 
 namespace autodist::rt {
 
-size_t dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return 4;
-  case DType::I64:
-    return 8;
-  case DType::I32:
-    return 4;
-  case DType::Bool:
-    return 1;
-  }
-  return 0;
+namespace {
+struct DTypeInfo {
+  DType dtype;
+  const char *name;
+  size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::F32, "f32", 4},   {DType::I64, "i64", 8}, {DType::I32, "i32", 4},
+    {DType::Bool, "bool", 1}, {DType::F64, "f64", 8}, {DType::F16, "f16", 2},
+    {DType::BF16, "bf16", 2}, {DType::I8, "i8", 1},   {DType::I16, "i16", 2},
+    {DType::U8, "u8", 1},     {DType::U16, "u16", 2}, {DType::U32, "u32", 4},
+    {DType::U64, "u64", 8},
+};
+const DTypeInfo &infoOf(DType dtype) {
+  for (const DTypeInfo &i : kDTypes)
+    if (i.dtype == dtype)
+      return i;
+  return kDTypes[0]; // unreachable: every enumerator is listed
+}
+} // namespace
+
+size_t dtypeSize(DType dtype) { return infoOf(dtype).size; }
+
+const char *dtypeName(DType dtype) { return infoOf(dtype).name; }
+
+std::optional<DType> dtypeNamed(const std::string &name) {
+  for (const DTypeInfo &i : kDTypes)
+    if (name == i.name)
+      return i.dtype;
+  return std::nullopt;
 }
 
 int64_t numElements(const std::vector<int64_t> &shape) {

@@ -855,6 +855,14 @@ int64_t predictedClass(const Tensor &out, int64_t row, int64_t rowSize) {
     const int32_t *v = out.data<int32_t>() + row * rowSize;
     return rowSize == 1 ? v[0] : std::max_element(v, v + rowSize) - v;
   }
+  if (out.dtype() == DType::F64) {
+    const double *v = out.data<double>() + row * rowSize;
+    return std::max_element(v, v + rowSize) - v;
+  }
+  if (out.dtype() != DType::F32)
+    throw Error(std::string("the model's output 0 has dtype ") +
+                dtypeName(out.dtype()) +
+                "; scoring and predictions need f32, f64, i64 or i32");
   const float *v = out.data<float>() + row * rowSize;
   return std::max_element(v, v + rowSize) - v;
 }

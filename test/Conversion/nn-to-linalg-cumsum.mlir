@@ -41,3 +41,22 @@ func.func @casts_i32(%b: tensor<4xi1>) -> tensor<4xi32> {
   %2 = nn.cast %1 {to = i32} : (tensor<4xi64>) -> tensor<4xi32>
   return %2 : tensor<4xi32>
 }
+
+// -----
+
+// An axis computed at run time: checked against the rank, then one case of
+// an scf.index_switch per axis, each the static lowering.
+// CHECK-LABEL: func @runtime_axis
+// CHECK: %[[A:.*]] = tensor.extract %{{.*}}[] : tensor<i32>
+// CHECK: cf.assert %{{.*}}, "CumSum: the axis input is outside [-rank, rank)"
+// CHECK: %[[I:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: scf.index_switch %[[I]] -> tensor<4x6xf64>
+// CHECK: case 0 {
+// CHECK: scf.for
+// CHECK: case 1 {
+// CHECK: scf.for
+// CHECK: default {
+func.func @runtime_axis(%x: tensor<4x6xf64>, %a: tensor<i32>) -> tensor<4x6xf64> {
+  %0 = nn.cumsum %x, %a {axis = 0 : i64, exclusive = false, reverse = false} : (tensor<4x6xf64>, tensor<i32>) -> tensor<4x6xf64>
+  return %0 : tensor<4x6xf64>
+}

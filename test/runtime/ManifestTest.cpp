@@ -129,8 +129,12 @@ TEST(Manifest, Errors) {
   EXPECT_EQ(error(R"({"version": 2})"),
             "unsupported model manifest version 2 (this runtime reads 1)");
   EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [],
+                      "params": [{"name": "w", "shape": [2], "dtype": "f8"}]})"),
+            "invalid model manifest: 'w' has unsupported dtype 'f8'");
+  EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [],
                       "params": [{"name": "w", "shape": [2], "dtype": "f16"}]})"),
-            "invalid model manifest: 'w' has unsupported dtype 'f16'");
+            "invalid model manifest: parameter 'w' has dtype 'f16' "
+            "(parameters are f32)");
   EXPECT_EQ(error(R"({"version": 1, "inputs": [], "outputs": [],
                       "params": [{"name": "w", "shape": [-1], "dtype": "f32"}]})"),
             "invalid model manifest: parameter 'w' has a dynamic dimension");

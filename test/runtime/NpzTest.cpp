@@ -7,6 +7,7 @@
 #include "ZipWriter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,68 @@ TEST(Npy, BoolArrays) {
             }),
             "array 'm' has dtype '|b1'; expected float32 or float64 ('<f4', "
             "'<f8')");
+}
+
+TEST(Npy, WiderElementTypes) {
+  // float64, float16, int16 and int8 are stored as they are, both ways.
+  double d[3] = {0.1, -2.5, 1e300};
+  Tensor t64 = decodeNpy(makeNpy("<f8", "(3,)", d, sizeof d), DType::F64, "d");
+  EXPECT_EQ(std::memcmp(t64.data(), d, sizeof d), 0);
+  expectEqual(decodeNpy(encodeNpy(t64), DType::F64, "d"), t64);
+  float f[2] = {0.5f, -3.0f}; // float32 widens to a float64 input exactly
+  Tensor w = decodeNpy(makeNpy("<f4", "(2,)", f, sizeof f), DType::F64, "w");
+  EXPECT_EQ(w.data<double>()[1], -3.0);
+  uint16_t h[2] = {0x3c00, 0xc000}; // 1.0, -2.0 in float16
+  Tensor t16 = decodeNpy(makeNpy("<f2", "(2,)", h, sizeof h), DType::F16, "h");
+  EXPECT_EQ(std::memcmp(t16.data(), h, sizeof h), 0);
+  EXPECT_NE(
+      std::string(reinterpret_cast<const char *>(encodeNpy(t16).data()), 60)
+          .find("'<f2'"),
+      std::string::npos);
+  int8_t b[3] = {-128, 0, 127};
+  int16_t s[2] = {-32768, 32767};
+  expectEqual(decodeNpy(encodeNpy(decodeNpy(makeNpy("|i1", "(3,)", b, sizeof b),
+                                            DType::I8, "b")),
+                        DType::I8, "b"),
+              decodeNpy(makeNpy("|i1", "(3,)", b, sizeof b), DType::I8, "b"));
+  EXPECT_EQ(decodeNpy(makeNpy("<i2", "(2,)", s, sizeof s), DType::I16, "s")
+                .data<int16_t>()[0],
+            -32768);
+  // No silent conversion between the narrow types.
+  EXPECT_EQ(errorOf([&] {
+              decodeNpy(makeNpy("<f4", "(2,)", f, sizeof f), DType::F16,
+                        "array 'h'");
+            }),
+            "array 'h' has dtype '<f4'; expected f16 ('<f2')");
+  EXPECT_EQ(errorOf([&] {
+              decodeNpy(makeNpy("<i2", "(2,)", s, sizeof s), DType::I8,
+                        "array 'b'");
+            }),
+            "array 'b' has dtype '<i2'; expected i8 ('|i1')");
+}
+
+TEST(Npy, BFloat16TravelsAsFloat32) {
+  // Read from float32, rounded to nearest even (ties: 1 + 2^-8 down to 1,
+  // 1 + 3 * 2^-8 up to 1 + 2^-6); NaN stays NaN; written back widened.
+  float f[4] = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -2.0f, NAN};
+  Tensor t = decodeNpy(makeNpy("<f4", "(4,)", f, sizeof f), DType::BF16, "x");
+  EXPECT_EQ(t.byteSize(), 8u);
+  const uint16_t *bits = t.data<uint16_t>();
+  EXPECT_EQ(bits[0], 0x3f80);
+  EXPECT_EQ(bits[1], 0x3f82);
+  EXPECT_EQ(bits[2], 0xc000);
+  EXPECT_EQ(bits[3] & 0x7f80, 0x7f80);
+  EXPECT_NE(bits[3] & 0x007f, 0);
+  std::vector<uint8_t> out = encodeNpy(t);
+  ASSERT_EQ(out.size(), 128u + 16u); // as float32
+  EXPECT_NE(std::string(out.begin(), out.begin() + 128).find("'<f4'"),
+            std::string::npos);
+  float back[4];
+  std::memcpy(back, out.data() + 128, sizeof back);
+  EXPECT_EQ(back[0], 1.0f);
+  EXPECT_EQ(back[1], 1.0f + 0x1p-6f);
+  EXPECT_EQ(back[2], -2.0f);
+  EXPECT_TRUE(std::isnan(back[3]));
 }
 
 TEST(Npy, CheckedByteSize) {

@@ -20,7 +20,7 @@ namespace autodist::rt {
 /// How a .npy array is stored: its header, checked against the dtype wanted
 /// and the bytes present.
 struct NpyLayout {
-  std::string descr; // "<f4", "<f8", "<i4", "<i8" or "|b1"
+  std::string descr; // "<f4", "<f8", "<f2", "<i8", "<i4", "<i2", "|i1", "|b1"
   bool fortranOrder = false;
   std::vector<int64_t> shape;
   size_t dataOffset = 0;    // header bytes; the elements follow
@@ -28,6 +28,13 @@ struct NpyLayout {
   DType dtype = DType::F32; // what the elements convert to
   std::string what;         // the array, as errors name it
 };
+
+/// The .npy element type `dtype` is written as ("<f4" for bf16 too: numpy
+/// has no bfloat16, so bf16 tensors travel as float32).
+const char *npyDescr(DType dtype);
+
+/// `f` rounded to the nearest bfloat16 (ties to even), as its 16 bits.
+uint16_t floatToBFloat16(float f);
 
 /// The size of the header that `prefix` (the first `size` bytes of a .npy,
 /// at least 12 if there are that many) begins, or 0 if it is not one.
@@ -51,11 +58,11 @@ void convertNpyElements(const NpyLayout &layout, const uint8_t *src, void *dst,
 Tensor decodeNpy(const std::vector<uint8_t> &bytes, DType want,
                  const std::string &what);
 
-/// The .npy (format 1.0) header of an array of `dtype` (<f4 or <i8) and
+/// The .npy (format 1.0) header of an array of `dtype` (npyDescr) and
 /// `shape`; the row-major data follows it.
 std::string npyHeader(DType dtype, const std::vector<int64_t> &shape);
 
-/// The .npy (format 1.0) encoding of `t`: <f4 or <i8.
+/// The .npy (format 1.0) encoding of `t` (bf16 widened to float32).
 std::vector<uint8_t> encodeNpy(const Tensor &t);
 
 /// Writes `t` to `path` as .npy, atomically.

@@ -19,11 +19,32 @@
 
 namespace autodist::rt {
 
-/// The element types of the ABI (manifest `dtype`: f32, i64, bool). Bool
-/// elements are one byte, 0 or 1 (an LLVM i1 in memory, numpy's `|b1`).
-enum class DType { F32, I64, I32, Bool };
+/// The element types of the ABI (manifest `dtype`: f32, i64, i32, bool, f64,
+/// f16, bf16, i8, i16, u8, u16, u32, u64). Bool elements are one byte, 0 or 1
+/// (an LLVM i1 in memory, numpy's `|b1`); bf16 elements are the upper 16 bits
+/// of an IEEE float32 (numpy has no bfloat16: .npy files carry them as
+/// float32).
+enum class DType {
+  F32,
+  I64,
+  I32,
+  Bool,
+  F64,
+  F16,
+  BF16,
+  I8,
+  I16,
+  U8,
+  U16,
+  U32,
+  U64
+};
 
 size_t dtypeSize(DType dtype);
+/// The manifest's name of `dtype` ("f32", "bf16", ...).
+const char *dtypeName(DType dtype);
+/// The dtype the manifest names `name`, or nullopt.
+std::optional<DType> dtypeNamed(const std::string &name);
 
 /// Product of the dimensions (1 for rank 0). Unchecked: for shapes already
 /// validated (a Tensor's, the manifest's).
