@@ -219,7 +219,7 @@ def NN_BatchNormTrainOp : NN_DiffOp<"batch_norm_train",
   let hasVerifier = 1;
 }
 
-def NN_BatchNormSumOp : NN_Op<"batch_norm_sum"> {
+def NN_BatchNormSumOp : NN_Op<"batch_norm_sum", [GlobalBatchSumOpInterface]> {
   let summary = "Per-channel sum and count of this rank's batch";
   let description = [{
     For an input `[N, C, ...]`: the sum over all dims but 1 (`[C]`) and the
@@ -239,7 +239,8 @@ def NN_BatchNormSumOp : NN_Op<"batch_norm_sum"> {
   let hasVerifier = 1;
 }
 
-def NN_BatchNormSqDevOp : NN_Op<"batch_norm_sq_dev"> {
+def NN_BatchNormSqDevOp
+    : NN_Op<"batch_norm_sq_dev", [GlobalBatchSumOpInterface]> {
   let summary = "Per-channel sum of squared deviations from a given mean";
   let description = [{
     For an input `[N, C, ...]` and the (global) per-channel `sum` `[C]` and
@@ -259,7 +260,8 @@ def NN_BatchNormSqDevOp : NN_Op<"batch_norm_sq_dev"> {
   let hasVerifier = 1;
 }
 
-def NN_BatchNormGradSumsOp : NN_Op<"batch_norm_grad_sums"> {
+def NN_BatchNormGradSumsOp
+    : NN_Op<"batch_norm_grad_sums", [GlobalBatchSumOpInterface]> {
   let summary = "Per-channel sums the batch-norm backward reduces";
   let description = [{
     For the upstream gradient `grad` and the input `[N, C, ...]` of a batch

@@ -95,6 +95,25 @@ def LowerToLinalgOpInterface : OpInterface<"LowerToLinalgOpInterface"> {
   ];
 }
 
+def GlobalBatchSumOpInterface : OpInterface<"GlobalBatchSumOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op computing per-rank sums that synchronous batch normalization
+    means over the global batch of a data-parallel step (its `global_batch`
+    attribute). `dist-synchronize` asks this interface which ops to
+    all-reduce, and clears the mark once it has; the lowering refuses an op
+    still marked.
+  }];
+  let methods = [
+    InterfaceMethod<"Whether the results are meant over the global batch.",
+                    "bool", "isOverGlobalBatch", (ins), [{}],
+                    [{ return $_op.getGlobalBatch(); }]>,
+    InterfaceMethod<"Clears the mark (the results are now all-reduced).",
+                    "void", "clearGlobalBatch", (ins), [{}],
+                    [{ $_op.setGlobalBatch(false); }]>
+  ];
+}
+
 def OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
   let cppNamespace = "::autodist::nn";
   let description = [{

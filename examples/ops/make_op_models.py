@@ -932,9 +932,6 @@ def bad_models():
         "double_constant_add": bad_model("double_constant_add", [
             mk("Constant", [], ["d"], value=t(0.5, np.float64)),
             mk("Add", ["x", "d"], ["y"], name="bad")], x2),
-        "double_constant_cast_int": bad_model("double_constant_cast_int", [
-            mk("Constant", [], ["d"], value=t(0.5, np.float64)),
-            mk("Cast", ["d"], ["y"], name="bad", to=TensorProto.INT64)], x2),
         "softmax_axis": bad_model("softmax_axis", [
             mk("Softmax", ["x"], ["y"], name="bad", axis=2)], x2, 13),
         "dropout_training": bad_model("dropout_training", [

@@ -21,6 +21,41 @@ using namespace mlir;
 namespace autodist::detail {
 namespace {
 
+/// FLOAT16, BFLOAT16, INT16 and INT8 constants: data only (never folded
+/// into attributes), of their own type.
+bool isNarrowType(int32_t t) {
+  return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16 ||
+         t == onnx::TensorProto::INT16 || t == onnx::TensorProto::INT8;
+}
+
+/// `t` (a narrow type) as an arith.constant: its raw little-endian bytes,
+/// or int32_data, where ONNX keeps these types one value (or the 16 bits of
+/// a half) per entry.
+FailureOr<Value> narrowConstant(NodeImporter &n, const onnx::TensorProto &t) {
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  auto type = RankedTensorType::get(
+      dims, elementTypeOf(n.b.getContext(), t.data_type()));
+  size_t width = type.getElementTypeBitWidth() / 8;
+  std::vector<char> bytes;
+  if (!t.raw_data().empty()) {
+    bytes.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    for (int32_t v : t.int32_data()) {
+      uint16_t bits = static_cast<uint16_t>(v);
+      const char *p = reinterpret_cast<const char *>(&bits);
+      bytes.insert(bytes.end(), p, p + width); // little-endian host
+    }
+  }
+  if ((int64_t)bytes.size() != type.getNumElements() * (int64_t)width) {
+    n.error() << "attribute 'value' has " << bytes.size() / width
+              << " values for shape " << type;
+    return failure();
+  }
+  return arith::ConstantOp::create(
+             n.b, n.loc(), DenseElementsAttr::getFromRawBuffer(type, bytes))
+      .getResult();
+}
+
 FailureOr<Value> importConstant(NodeImporter &n) {
   // The scalar and list forms (opset 12): value_int(s), value_float(s).
   const onnx::NodeProto &node = n.node;
@@ -77,14 +112,17 @@ FailureOr<Value> importConstant(NodeImporter &n) {
   }
   if (t.data_type() == onnx::TensorProto::DOUBLE) {
     // Exporters write Python floats as DOUBLE scalars, cast to FLOAT at
-    // once (1 / sqrt(head_dim)): folded there, exactly.
+    // once (1 / sqrt(head_dim)): folded there, exactly; read as data it
+    // becomes an f64 constant (NodeImporter::value).
     n.defineDoubleConstant(0, t);
     return Value();
   }
+  if (isNarrowType(t.data_type()))
+    return narrowConstant(n, t);
   if (t.data_type() != onnx::TensorProto::FLOAT) {
     n.error() << "attribute 'value' of type " << dataTypeName(t.data_type())
-              << " is not supported (FLOAT, DOUBLE as the input of a Cast "
-                 "to FLOAT, INT64, INT32, BOOL)";
+              << " is not supported (FLOAT, DOUBLE, FLOAT16, BFLOAT16, "
+                 "INT64, INT32, INT16, INT8, BOOL)";
     return failure();
   }
   return n.floatConstant(f32Tensor(n.b.getContext(), t), readFloats(t));
@@ -207,9 +245,11 @@ void registerConstantOps(OpRegistry &r) {
          importConstant,
          {},
          {"", "`arith.constant`", "—",
-          "`value` tensor of float, int64, int32 or bool, or of double "
-          "when only Casts to FLOAT read it (folded: rounded as the Cast "
-          "would; exporters write Python floats so); "
+          "`value` tensor of float, double, float16, bfloat16, int64, "
+          "int32, int16, int8 or bool (unsigned types are errors); a double "
+          "that a Cast to FLOAT reads is folded (rounded as the Cast would; "
+          "exporters write Python floats so), one read as data is an f64 "
+          "constant; "
           "`value_int`, `value_ints`, `value_float`, `value_floats` (opset "
           "12+); `sparse_value` and the string forms are errors"}});
   r.add({"ConstantOfShape",

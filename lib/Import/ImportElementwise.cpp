@@ -251,13 +251,10 @@ FailureOr<Value> importCast(NodeImporter &n) {
     n.error() << "attribute 'to' is missing";
     return failure();
   }
-  if (const onnx::TensorProto *d = n.doubleConstant(0)) {
-    if (to->i() != onnx::TensorProto::FLOAT) {
-      n.error() << "a Cast of a DOUBLE constant to " << dataTypeName(to->i())
-                << " is not supported (only to FLOAT)";
-      return failure();
-    }
-    // Rounded to nearest, exactly what the Cast computes.
+  const onnx::TensorProto *d = n.doubleConstant(0);
+  if (d && to->i() == onnx::TensorProto::FLOAT) {
+    // Rounded to nearest, exactly what the Cast computes. (To another type,
+    // the constant is read as f64 data and cast at run time.)
     std::vector<double> v = readDoubles(*d);
     std::vector<float> f(v.begin(), v.end());
     return n.floatConstant(f32Tensor(n.b.getContext(), *d), f);

@@ -203,11 +203,23 @@ FailureOr<Value> NodeImporter::value(const std::string &name) {
   if (it != im.values.end())
     return it->second;
   auto c = im.intConstants.find(name);
-  if (c == im.intConstants.end() && im.doubleConstants.count(name)) {
-    error() << "input '" << name
-            << "' is a DOUBLE constant, which is supported only as the input "
-               "of a Cast to FLOAT (rounded at import as the Cast would)";
-    return failure();
+  if (auto d = im.doubleConstants.find(name);
+      c == im.intConstants.end() && d != im.doubleConstants.end()) {
+    // A DOUBLE constant read as data (a Cast to FLOAT folds it instead):
+    // an f64 constant, made once.
+    const onnx::TensorProto &t = *d->second;
+    SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+    auto type = RankedTensorType::get(dims, b.getF64Type());
+    std::vector<double> values = readDoubles(t);
+    if ((int64_t)values.size() != type.getNumElements()) {
+      error() << "constant '" << name << "' has " << values.size()
+              << " values for shape " << type;
+      return failure();
+    }
+    Value v = arith::ConstantOp::create(
+        b, im.fileLoc, DenseElementsAttr::get(type, ArrayRef<double>(values)));
+    im.values[name] = v;
+    return v;
   }
   if (c == im.intConstants.end()) {
     error() << "input '" << name << "' is not produced by any earlier node";

@@ -195,32 +195,16 @@ BucketKey lossBucket(const std::map<BucketKey, Bucket> &buckets) {
           dist::Compressor::None, 0};
 }
 
-/// Whether `op` is a sum over the global batch (sync batch norm), and if
-/// so clears that mark: it is about to be all-reduced.
-bool takeGlobalBatchMark(Operation *op) {
-  auto take = [](auto sums) {
-    if (!sums.getGlobalBatch())
-      return false;
-    sums.setGlobalBatch(false);
-    return true;
-  };
-  if (auto sum = dyn_cast<nn::BatchNormSumOp>(op))
-    return take(sum);
-  if (auto sq = dyn_cast<nn::BatchNormSqDevOp>(op))
-    return take(sq);
-  if (auto sums = dyn_cast<nn::BatchNormGradSumsOp>(op))
-    return take(sums);
-  return false;
-}
-
 /// Sync batch norm: the results of every sum over the global batch are
 /// summed over all ranks by one all-reduce right after it, which its users
 /// read instead.
 void allReduceGlobalBatchSums(func::FuncOp step) {
   SmallVector<Operation *> sums;
-  step.walk([&](Operation *op) {
-    if (takeGlobalBatchMark(op))
-      sums.push_back(op);
+  step.walk([&](nn::GlobalBatchSumOpInterface op) {
+    if (!op.isOverGlobalBatch())
+      return;
+    op.clearGlobalBatch(); // it is about to be all-reduced
+    sums.push_back(op);
   });
   OpBuilder b(step.getContext());
   for (Operation *op : sums) {

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto as T, helper
+from onnx import TensorProto as T, helper, numpy_helper
 
 
 def model(name, elem, shape, nodes, outputs, opset=17):
@@ -122,6 +122,35 @@ def main():
                         f"--outputs={args.work}/bad_axis.out.npz"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(f"bad axis: exit {r.returncode}:", " ".join(r.stdout.split()))
+
+    # Constants of these types: a DOUBLE one read as data is an f64 constant
+    # (not rounded to float), a Cast of it to INT64 runs at run time;
+    # FLOAT16 and INT8 constants keep their type.
+    mk = helper.make_node
+    const = lambda name, arr: mk("Constant", [], [name],
+                                 value=numpy_helper.from_array(arr, name))
+    c16 = np.array([[0.5, 1.5, -2, 3.25, 0.1]], np.float16)
+    c8 = np.array([-3, 7, 127, -128, 0], np.int8)
+    nodes = [const("c64", np.array(0.1)), const("c27", np.array(-2.7)),
+             const("c16", c16), const("c8", c8),
+             mk("Add", ["a", "c64"], ["plus"]),
+             mk("Cast", ["a"], ["a16"], to=T.FLOAT16),
+             mk("Mul", ["a16", "c16"], ["times16"]),
+             mk("Cast", ["c8"], ["c8d"], to=T.DOUBLE),
+             mk("Add", ["a", "c8d"], ["plus8"]),
+             mk("Cast", ["a"], ["ai"], to=T.INT64),
+             mk("Cast", ["c27"], ["c27i"], to=T.INT64),
+             mk("Add", ["ai", "c27i"], ["plusi"]),
+             mk("Add", ["a", "b"], ["unused"])]
+    m = model("constants", T.DOUBLE, shape, nodes,
+              [("plus", T.DOUBLE), ("times16", T.FLOAT16), ("plus8", T.DOUBLE),
+               ("plusi", T.INT64)])
+    a = rng.uniform(-4, 4, shape)
+    got = run(args.work, "constants", m, {"a": a, "b": a})
+    check("constants", got,
+          {"plus": a + 0.1, "times16": a.astype(np.float16) * c16,
+           "plus8": a + c8.astype(np.float64),
+           "plusi": np.trunc(a).astype(np.int64) + np.int64(-2)}, 1e-15)
 
     # Signed narrow integers, wrapping as numpy does.
     for name, elem, dt in [("i16", T.INT16, np.int16), ("i8", T.INT8, np.int8)]:

@@ -1,6 +1,7 @@
 //===- CommTest.cpp - All-reduce in a single process ----------------------===//
 
 #include "autodist/runtime/Comm.h"
+#include "CollectiveAbi.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Traffic.h"
@@ -8,19 +9,6 @@
 #include <gtest/gtest.h>
 
 using namespace autodist::rt;
-
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *, int32_t);
-extern "C" int32_t
-_mlir_ciface_autodist_rt_allreduce_start_f32(StridedMemref<float, 1> *);
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_wait_f32(StridedMemref<float, 1> *, int32_t,
-                                            int32_t);
-extern "C" void _mlir_ciface_autodist_rt_reduce_f32(StridedMemref<float, 1> *,
-                                                    int32_t, int32_t, int32_t);
-extern "C" void
-_mlir_ciface_autodist_rt_broadcast_f32(StridedMemref<float, 1> *, int32_t,
-                                       int32_t);
 
 TEST(Comm, SingleProcessIsAGroupOfOne) {
   EXPECT_EQ(comm::rank(), 0);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Communicator.h"
+#include "CollectiveAbi.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Memref.h"
 
@@ -16,16 +17,6 @@
 #include <vector>
 
 using namespace autodist::rt;
-
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *, int32_t);
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *, int32_t);
-extern "C" int32_t
-_mlir_ciface_autodist_rt_allreduce_start_f32(StridedMemref<float, 1> *);
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_wait_f32(StridedMemref<float, 1> *, int32_t,
-                                            int32_t);
 
 namespace {
 
