@@ -996,6 +996,7 @@ def NN_SgdUpdateOp : NN_Op<"sgd_update",
 
 include "nn/NNConvOps.td"
 include "nn/NNShapeOps.td"
+include "nn/NNDynamicShapeOps.td"
 include "nn/NNTrainingOps.td"
 
 def NN_MseLossOp : NN_DiffOp<"mse_loss"> {

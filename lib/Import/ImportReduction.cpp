@@ -4,6 +4,8 @@
 #include "Importer.h"
 #include "nn/NNOps.h"
 
+#include <type_traits>
+
 using namespace mlir;
 
 namespace autodist::detail {
@@ -12,9 +14,6 @@ namespace {
 template <typename OpTy> FailureOr<Value> importReduce(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
-    return failure();
-  auto axes = n.axes(1);
-  if (failed(axes))
     return failure();
   int64_t keepdims = n.attrInt("keepdims");
   int64_t noop = n.attrInt("noop_with_empty_axes");
@@ -26,9 +25,31 @@ template <typename OpTy> FailureOr<Value> importReduce(NodeImporter &n) {
     return failure();
   }
   OpBuilder &b = n.b;
+  std::optional<std::vector<int64_t>> axes;
+  std::optional<Value> runTime =
+      n.attr("axes") ? std::nullopt : n.runTimeIndexVector(1);
+  if (runTime &&
+      cast<RankedTensorType>(runTime->getType()).getDimSize(0) == 0) {
+    axes = std::vector<int64_t>{}; // empty whatever its values: as absent
+  } else if (runTime && std::is_same_v<OpTy, nn::ReduceSumOp>) {
+    // Axes read at run time: the declared output shape, checked by the
+    // program against the one the axes give.
+    FailureOr<std::vector<int64_t>> shape = n.declaredShape(0, "axes");
+    if (failed(shape))
+      return failure();
+    return n.build<nn::ReduceSumDynamicOp>(
+        {*x, *runTime},
+        {b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
+         b.getNamedAttr("shape", b.getDenseI64ArrayAttr(*shape))});
+  } else {
+    auto a = n.axes(1);
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
   return n.build<OpTy>(
-      {*x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes->value_or(
-                                        std::vector<int64_t>{}))),
+      {*x}, {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(
+                                        axes.value_or(std::vector<int64_t>{}))),
              b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
              b.getNamedAttr("noop_with_empty_axes", b.getBoolAttr(noop))});
 }
@@ -106,7 +127,10 @@ void registerReductionOps(OpRegistry &r) {
           "either form is accepted at any opset, not both), `keepdims` (0/1, "
           "default 1), `noop_with_empty_axes` (0/1). Empty or absent axes "
           "reduce over all dims, or with `noop_with_empty_axes=1` return the "
-          "input"}});
+          "input. A run-time axes input (a graph input) needs the output "
+          "shape declared in the model: `nn.reduce_sum_dynamic` to that "
+          "shape, summing each dim the axes name at run time and checking "
+          "the shape (no gradient)"}});
   const char *meanMaxGradient =
       "Mean: broadcast, divided by the reduced count (at run time over a "
       "dynamic dim). Max: to the positions equal to the max, split evenly "

@@ -9,6 +9,8 @@
 #include "Importer.h"
 #include "nn/NNOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 
 namespace autodist::detail {
@@ -34,6 +36,19 @@ template <bool Unsqueeze> FailureOr<Value> importSqueeze(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
+  // Axes read at run time (opset 13+): the declared output shape, checked
+  // by the program against the one the axes give.
+  if (!n.attr("axes"))
+    if (std::optional<Value> runTime = n.runTimeIndexVector(1)) {
+      FailureOr<std::vector<int64_t>> shape = n.declaredShape(0, "axes");
+      if (failed(shape))
+        return failure();
+      NamedAttribute attr =
+          n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape));
+      if (Unsqueeze)
+        return n.build<nn::UnsqueezeDynamicOp>({*x, *runTime}, {attr});
+      return n.build<nn::SqueezeDynamicOp>({*x, *runTime}, {attr});
+    }
   auto axes = n.axes(1);
   if (failed(axes))
     return failure();
@@ -221,6 +236,25 @@ FailureOr<std::vector<int64_t>> reshapeTarget(NodeImporter &n, Value input,
       }
     }
   }
+  if (std::optional<Value> sizes = n.runTimeIndexVector(1)) {
+    // A shape read at run time (a graph input): the output shape the model
+    // declares, which the program checks against it.
+    FailureOr<std::vector<int64_t>> declared = n.declaredShape(0, "shape");
+    if (failed(declared))
+      return failure();
+    auto t = cast<RankedTensorType>(sizes->getType());
+    if (!t.getElementType().isSignlessInteger(64) ||
+        t.getDimSize(0) != (int64_t)declared->size() ||
+        llvm::count(*declared, -1) > 1) {
+      n.error() << "the run-time shape input (" << t
+                << ") does not fit the declared output shape "
+                << listString(*declared)
+                << " (int64, one entry per dim, at most one unknown dim)";
+      return failure();
+    }
+    check = *sizes;
+    return *declared;
+  }
   return n.constInput(1, "shape");
 }
 
@@ -256,6 +290,36 @@ FailureOr<Value> buildSlice(NodeImporter &n, Value x, ArrayRef<int64_t> starts,
             b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
 }
 
+/// Slice whose starts, ends, axes or steps are read at run time: an
+/// nn.slice_dynamic to the declared output shape (checked by the program),
+/// with ONNX's default axes and steps as constants.
+FailureOr<Value> sliceAtRunTime(NodeImporter &n, Value x) {
+  FailureOr<std::vector<int64_t>> shape =
+      n.declaredShape(0, "starts, ends, axes or steps");
+  if (failed(shape))
+    return failure();
+  SmallVector<Value> operands = {x};
+  for (int i = 1; i <= 4; ++i) {
+    if (n.hasInput(i)) {
+      FailureOr<Value> v = n.operand(i);
+      if (failed(v))
+        return failure();
+      operands.push_back(*v);
+      continue;
+    }
+    // Absent axes are 0, 1, ...; absent steps 1.
+    int64_t k = cast<RankedTensorType>(operands[1].getType()).getDimSize(0);
+    std::vector<int64_t> values;
+    for (int64_t j = 0; j < k; ++j)
+      values.push_back(i == 3 ? j : 1);
+    auto type = RankedTensorType::get({k}, n.b.getI64Type());
+    operands.push_back(arith::ConstantOp::create(
+        n.b, n.loc(), DenseIntElementsAttr::get(type, ArrayRef(values))));
+  }
+  return n.build<nn::SliceDynamicOp>(
+      operands, {n.b.getNamedAttr("shape", n.b.getDenseI64ArrayAttr(*shape))});
+}
+
 FailureOr<Value> importSlice(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
@@ -278,6 +342,9 @@ FailureOr<Value> importSlice(NodeImporter &n) {
                    "since opset 10";
       return failure();
     }
+    for (int i = 1; i <= 4; ++i)
+      if (n.runTimeIndexVector(i))
+        return sliceAtRunTime(n, *x);
     FailureOr<std::vector<int64_t>> s = n.constInput(1, "starts");
     if (failed(s))
       return failure();
@@ -781,7 +848,10 @@ void registerShapeOps(OpRegistry &r) {
           "`axes` attribute (opset < 13) or constant input (13+). Each axis "
           "must be a static 1: squeezing the dynamic batch dim is an error. "
           "Without axes, the static size-1 dims are removed (a dynamic dim is "
-          "never squeezed, even if it is 1 at run time)"}});
+          "never squeezed, even if it is 1 at run time). A run-time axes input "
+          "(a graph input, 13+) needs the output shape declared in the model: "
+          "`nn.squeeze_dynamic` to that shape, which the executable checks "
+          "against the axes (no gradient)"}});
   r.add({"Unsqueeze",
          7,
          {"axes"},
@@ -790,7 +860,10 @@ void registerShapeOps(OpRegistry &r) {
          {"", "`nn.unsqueeze`", "yes (Squeeze)",
           "`axes` attribute (opset < 13) or constant input (13+), required; "
           "negative axes count from the end of the result. Of int64 "
-          "constants: folded (any axes)"}});
+          "constants: folded (any axes). A run-time axes input (a graph input, "
+          "13+) needs the output shape declared in the model: "
+          "`nn.unsqueeze_dynamic` to that shape, which the executable checks "
+          "against the axes (no gradient)"}});
   r.add({"Concat",
          7,
          {"axis"},
@@ -819,7 +892,9 @@ void registerShapeOps(OpRegistry &r) {
           "failed check stops it with a message naming the node). Any "
           "element type (float, int64 token ids, bool masks). A reshape "
           "that is not a collapse/expand goes through 1-D, so the result "
-          "may have at most one dynamic dim"}});
+          "may have at most one dynamic dim. A shape read at run time (a "
+          "graph input) needs the output shape declared in the model, "
+          "which the executable checks against it"}});
   r.add(
       {"Slice",
        10,
@@ -829,7 +904,7 @@ void registerShapeOps(OpRegistry &r) {
        {" (attribute form 7-9)", "`nn.slice`",
         "yes (`nn.slice_grad`: the gradient inserted into zeros of the "
         "input's shape; reversed first along a negative-step axis)",
-        R"(`starts`, `ends`, optional `axes` (negative count from the end, no repeats) and `steps` as constant int64 inputs (opset 10+) or attributes (before 10). Negative starts/ends count from the end; out-of-range values, `INT64_MAX` and `INT64_MIN` ends are clamped as ONNX specifies (empty slices allowed). Steps are non-zero; negative steps walk backwards. The sliced dims must be static (slicing the dynamic batch dim is an error). Positive steps lower to `tensor.extract_slice` (a view), negative ones to a `linalg.generic`. Of an int64 constant: folded)"}});
+        R"(`starts`, `ends`, optional `axes` (negative count from the end, no repeats) and `steps` as constant int64 inputs (opset 10+) or attributes (before 10). Negative starts/ends count from the end; out-of-range values, `INT64_MAX` and `INT64_MIN` ends are clamped as ONNX specifies (empty slices allowed). Steps are non-zero; negative steps walk backwards. The sliced dims must be static (slicing the dynamic batch dim is an error). Positive steps lower to `tensor.extract_slice` (a view), negative ones to a `linalg.generic`. Of an int64 constant: folded. Bounds read at run time (graph inputs, int64 or int32) need the output shape declared in the model: `nn.slice_dynamic` to that shape, which the executable checks against the bounds; no gradient)"}});
   r.add({"Pad",
          11,
          {{"mode", "constant"}, "pads", {"value", 0.0f}},

@@ -105,6 +105,9 @@ private:
   const OnnxImportOptions &options;
   std::map<std::string, mlir::Value> values;
   std::map<std::string, IntConstant> intConstants;
+  /// The shapes the graph declares for its outputs and value_infos (-1 for
+  /// a symbolic dim), by value name.
+  std::map<std::string, std::vector<int64_t>> declaredShapes;
   /// DOUBLE Constants: no nn value, only a Cast to FLOAT reads them (folded).
   std::map<std::string, const onnx::TensorProto *> doubleConstants;
   /// The ops importRunTimeShadow made, in order.
@@ -159,6 +162,15 @@ public:
   /// such run-time value.
   std::optional<std::pair<std::vector<int64_t>, mlir::Value>>
   runTimeShape(int i) const;
+  /// Input `i` when it is a run-time 1-D int64/int32 tensor of static
+  /// length (axes, starts, a shape: a graph input rather than a constant).
+  std::optional<mlir::Value> runTimeIndexVector(int i) const;
+  /// The shape the model declares for output `i` (a graph output or a
+  /// value_info; -1 for a symbolic dim), which an op whose result shape
+  /// depends on run-time values (`what` names that input) takes; an error
+  /// when the model declares none.
+  mlir::FailureOr<std::vector<int64_t>> declaredShape(int i,
+                                                      llvm::StringRef what);
   /// The int64 values of constant input `i` (`what` names it in the error
   /// when it is not one, or depends on a dynamic dim).
   mlir::FailureOr<std::vector<int64_t>> constInput(int i, llvm::StringRef what);

@@ -269,6 +269,33 @@ std::optional<Value> NodeImporter::runTimeValue(int i) const {
   return it->second;
 }
 
+std::optional<Value> NodeImporter::runTimeIndexVector(int i) const {
+  if (intConstant(i))
+    return std::nullopt;
+  std::optional<Value> v = runTimeValue(i);
+  if (!v)
+    return std::nullopt;
+  auto t = dyn_cast<RankedTensorType>(v->getType());
+  if (!t || t.getRank() != 1 || t.isDynamicDim(0) ||
+      !(t.getElementType().isSignlessInteger(64) ||
+        t.getElementType().isSignlessInteger(32)))
+    return std::nullopt;
+  return v;
+}
+
+FailureOr<std::vector<int64_t>> NodeImporter::declaredShape(int i,
+                                                            StringRef what) {
+  const std::string &name = node.output(i);
+  auto it = im.declaredShapes.find(name);
+  if (it != im.declaredShapes.end())
+    return it->second;
+  error() << "the " << what << " input is a run-time value, so output '" << name
+          << "' needs a shape declared in the model (a graph output or "
+             "value_info with dims), which it lacks; or bind the input with "
+             "--bind-input";
+  return failure();
+}
+
 const IntConstant *NodeImporter::intConstant(int i) const {
   if (!hasInput(i))
     return nullptr;
@@ -859,6 +886,17 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     values[tag.second] = entry->getArgument(i);
   }
   b.setInsertionPointToEnd(entry);
+  for (const auto *infos : {&graph.output(), &graph.value_info()})
+    for (const onnx::ValueInfoProto &info : *infos) {
+      if (!info.type().has_tensor_type() ||
+          !info.type().tensor_type().has_shape())
+        continue;
+      std::vector<int64_t> dims;
+      for (const auto &d : info.type().tensor_type().shape().dim())
+        dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value()
+                                                               : -1);
+      declaredShapes.emplace(info.name(), std::move(dims));
+    }
   findEmbeddingBags(graph, embeddingBags, absorbed);
   for (const onnx::NodeProto &node : graph.node())
     if (!absorbed.count(&node) && failed(importNode(node)))

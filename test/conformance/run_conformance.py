@@ -287,8 +287,10 @@ on any wrong answer or crash, or when fewer tests pass than its floor.)
 
 Statuses: *pass*; *pass with --bind-input*: passes once the
 int64 inputs that carry shapes, axes or bounds are bound to constants
-(`autodist-compile --bind-input=NAME=V0,V1,...`; the compiler needs static
-shapes); *rejected*: the compiler refuses the model with an error
+(`autodist-compile --bind-input=NAME=V0,V1,...`: Split, Tile, Expand, Pad,
+ConstantOfShape, Range and Dropout need them at compile time; Reshape,
+Squeeze, Unsqueeze, ReduceSum and Slice read them at run time against the
+declared output shape); *rejected*: the compiler refuses the model with an error
 naming the node, op, opset and the unsupported feature (no output is
 written); *wrong*: compiled and ran but differs (a silent wrong answer: must
 be 0); *crash*: the compiler or executable died; *random*: the expected output
