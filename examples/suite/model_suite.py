@@ -331,10 +331,23 @@ def build(name, seed, batch):
     no_dropout(model)
     torch.manual_seed(seed + 1)
     torch_models.distinct_params(model)
+    if settings(name)["frozen_bn"]:
+        distinct_statistics(model)
     names = ["x"] if kind == "image" else ["ids"]
     data = make_data(kind, batch, seed, settings(name)["side"])
     example = tuple(torch.from_numpy(data[n]) for n in names)
     return model, example, names, {n: {0: "batch"} for n in names}, kind
+
+
+def distinct_statistics(model):
+    """Running statistics near their initial 0 and 1, each its own: the
+    eval-mode export merges equal initializers (all running variances into
+    one), which --freeze could then not tell apart."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                m.running_mean.add_(0.02 * torch.randn_like(m.running_mean))
+                m.running_var.add_(0.02 * torch.rand_like(m.running_var))
 
 
 def has_batchnorm(model):
@@ -382,9 +395,15 @@ def compile_model(a, onnx, out, shapes, extra):
     return ok2, ok2, secs + secs2, msg2.replace("autodist-compile: ", "")
 
 
-def export(model, example, names, axes, path, training):
+def export(model, example, names, axes, path, training, keep_batchnorm=False):
+    """training: the training-mode export (batch statistics); else eval
+    mode, which fuses BatchNorm into the convolutions unless keep_batchnorm
+    (PRESERVE of an eval-mode module: BatchNormalization nodes with running
+    statistics)."""
     model.train(training)
     mode = torch.onnx.TrainingMode.TRAINING if training else torch.onnx.TrainingMode.EVAL
+    if keep_batchnorm and not training:
+        mode = torch.onnx.TrainingMode.PRESERVE
     torch.onnx.export(model, example, path, input_names=names, output_names=["logits"],
                       opset_version=OPSET, dynamic_axes=dict(axes, logits={0: "batch"}),
                       training=mode, do_constant_folding=False)
@@ -462,14 +481,29 @@ def check_inference(a, d, onnx, shapes):
     return "pass", needs, secs
 
 
+def running_statistics(path):
+    """The running mean and variance initializers of the model's
+    BatchNormalization nodes: frozen (--freeze), as PyTorch's buffers in
+    eval mode, they keep the ops in inference form."""
+    import onnx
+    model = onnx.load(path, load_external_data=False)
+    return sorted({n.input[i] for n in model.graph.node if n.op_type == "BatchNormalization"
+                   for i in (3, 4)})
+
+
 def check_training(a, d, onnx, shapes, name, names):
     """The training part: a status string, needs_shape, compile seconds."""
     exe = os.path.join(d, "model.train")
-    ok, needs, secs, msg = compile_model(a, onnx, exe, shapes, ["--train", "--optimizer=sgd"])
+    cfg = settings(name)
+    extra = ["--train", "--optimizer=sgd"]
+    if cfg["frozen_bn"]:
+        stats = running_statistics(onnx)
+        if stats:
+            extra.append("--freeze=" + ",".join(stats))
+    ok, needs, secs, msg = compile_model(a, onnx, exe, shapes, extra)
     if not ok:
         return f"compile rejected: {msg}", False, secs
     log = os.path.join(d, "log.jsonl")
-    cfg = settings(name)
     ok, _, msg = run_cmd([exe, f"--data={d}/data.npz", f"--steps={STEPS}",
                           f"--batch-size={cfg['batch']}", f"--lr={cfg['lr']}",
                           f"--log={log}"], a.timeout)
@@ -484,7 +518,7 @@ def check_training(a, d, onnx, shapes, name, names):
         near = dict(enumerate(torch_losses(name, data, names, PERTURB), 1))
         return (f"training mismatch: max rel {rel:.2e} at step {step} (PyTorch against "
                 f"itself, weights x(1+-{PERTURB:g}): {loss_mismatch(near, ref)[0]:.2e})"), needs, secs
-    return "pass", needs, secs
+    return ("pass (BatchNorm frozen)" if cfg["frozen_bn"] else "pass"), needs, secs
 
 
 def prepare(name, d):
@@ -501,8 +535,8 @@ def prepare(name, d):
     np.savez(os.path.join(d, "in.npz"), **inputs)
     infer = os.path.join(d, "model.onnx")
     train = infer
-    if has_batchnorm(model) and not cfg["frozen_bn"]:
-        train = os.path.join(d, "model.train.onnx")
+    if has_batchnorm(model):
+        train = os.path.join(d, "model.frozen.onnx" if cfg["frozen_bn"] else "model.train.onnx")
     try:
         export(model, example, names, axes, infer, False)
         fresh = build(name, SEED, b)[0].eval()
@@ -510,7 +544,8 @@ def prepare(name, d):
             out = fresh(*[torch.from_numpy(inputs[n]) for n in names])
         np.savez(os.path.join(d, "torch_out.npz"), logits=out.numpy())
         if train != infer:
-            export(build(name, SEED, b)[0], example, names, axes, train, True)
+            export(build(name, SEED, b)[0], example, names, axes, train,
+                   not cfg["frozen_bn"], keep_batchnorm=True)
     except Exception as e:  # the exporter's failures are results
         return params, names, shapes, None, None, f"export failed: {first_line(str(e) or repr(e))}"
     return params, names, shapes, infer, train, None
@@ -525,12 +560,13 @@ def measure(a, name, d):
         return dict(rec, inference=err, training=err, status=err, compile_s=[0.0, 0.0])
     istat, ineeds, isecs = check_inference(a, d, infer, shapes)
     tstat, tneeds, tsecs = check_training(a, d, train, shapes, name, names)
-    if istat == "pass" and tstat == "pass":
-        status = "pass (needs --input-shape)" if ineeds or tneeds else "pass"
+    if istat == "pass" and tstat.startswith("pass"):
+        status = tstat + (" (needs --input-shape)" if ineeds or tneeds else "")
     else:
         status = istat if istat != "pass" else tstat
     return dict(rec, inference=istat + (" (needs --input-shape)" if ineeds and istat == "pass" else ""),
-                training=tstat + (" (needs --input-shape)" if tneeds and tstat == "pass" else ""),
+                training=tstat + (" (needs --input-shape)" if tneeds and tstat.startswith("pass")
+                                  else ""),
                 status=status, compile_s=[round(isecs, 1), round(tsecs, 1)])
 
 
