@@ -4,6 +4,8 @@
 
 #include "mlir/IR/OpImplementation.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace autodist::dist;
 
@@ -19,6 +21,56 @@ LogicalResult AllReduceOp::verify() {
            << rank;
   if (!powerSGD && rank != 0)
     return emitOpError("powersgd_rank only applies to compressor 'powersgd'");
+  return verifyState();
+}
+
+/// The state operands, when present, are the compressor's (see the op's
+/// description): 1-D tensors of the sizes its runtime function keeps.
+LogicalResult AllReduceOp::verifyState() {
+  if (getState().empty())
+    return success();
+  SmallVector<int64_t> sizes;
+  switch (getCompressor()) {
+  case Compressor::None:
+  case Compressor::FP16:
+    return emitOpError("compressor '")
+           << stringifyCompressor(getCompressor())
+           << "' keeps no state, but the op has " << getState().size()
+           << " state operand(s)";
+  case Compressor::FP16EF: {
+    int64_t n = 0;
+    for (Type t : getInputs().getTypes()) {
+      auto r = cast<RankedTensorType>(t);
+      if (!r.hasStaticShape())
+        return emitOpError("an fp16_ef bucket with state must have static "
+                           "shapes, got ")
+               << r;
+      n += r.getNumElements();
+    }
+    sizes = {n};
+    break;
+  }
+  case Compressor::PowerSGD: {
+    auto t = cast<RankedTensorType>(getInputs().front().getType());
+    if (getInputs().size() != 1 || t.getRank() < 2 || !t.hasStaticShape())
+      return emitOpError("a powersgd all-reduce with state must hold one "
+                         "matrix of static shape (dist-split-powersgd)");
+    int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
+    int64_t r = std::min({static_cast<int64_t>(getPowersgdRank()), rows, cols});
+    sizes = {rows * cols, cols * r};
+    break;
+  }
+  }
+  if (getState().size() != sizes.size())
+    return emitOpError("compressor '")
+           << stringifyCompressor(getCompressor()) << "' keeps " << sizes.size()
+           << " state tensor(s), got " << getState().size();
+  for (auto [i, v] : llvm::enumerate(getState())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != sizes[i])
+      return emitOpError("state operand #")
+             << i << " must be tensor<" << sizes[i] << "xf32>, got " << t;
+  }
   return success();
 }
 

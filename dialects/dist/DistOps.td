@@ -13,9 +13,10 @@ class Dist_Op<string mnemonic, list<Trait> traits = []>
     : Op<Dist_Dialect, mnemonic, traits>;
 
 // A collective over a bucket of tensors: one result per operand, of the
-// operand's type.
-class Dist_BucketOp<string mnemonic>
-    : Dist_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+// operand's type (for dist.all_reduce: per input, then per state operand).
+class Dist_BucketOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(
+          [DeclareOpInterfaceMethods<InferTypeOpInterface>], traits)> {
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location>,
@@ -28,7 +29,8 @@ class Dist_BucketOp<string mnemonic>
   }];
 }
 
-def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
+def Dist_AllReduceOp : Dist_BucketOp<"all_reduce",
+                                        [AttrSizedOperandSegments]> {
   let summary = "All-reduce a bucket of tensors over all ranks";
   let description = [{
     Combines each operand over all ranks with `kind` (`sum` or `mean`) and
@@ -41,31 +43,57 @@ def Dist_AllReduceOp : Dist_BucketOp<"all_reduce"> {
     contribution is rounded to half and the halves are summed in f32, in
     rank order, identically on every rank; `fp16_ef` like `fp16` with error
     feedback: each rank adds the rounding error it kept from the previous
-    step of this bucket before rounding, and keeps the new one (the
-    runtime holds the residual, per rank and bucket). `powersgd` (with
-    `powersgd_rank` r >= 1) reduces each operand of rank >= 2, viewed as a
-    matrix (first dimension x the rest), as its rank-r PowerSGD
+    step of this bucket before rounding, and keeps the new one. `powersgd`
+    (with `powersgd_rank` r >= 1) reduces each operand of rank >= 2, viewed
+    as a matrix (first dimension x the rest), as its rank-r PowerSGD
     approximation with error feedback; operands of rank < 2 travel
     uncompressed.
+
+    The compressors with error feedback keep state across steps, per rank:
+    `state` (added by dist-compressor-state, which makes it state of the
+    train step) is its value before this step, and the op returns its new
+    value after the combined tensors. `fp16_ef` has one state tensor, the
+    residual (as many elements as the bucket); `powersgd`, over one matrix
+    of M x N elements (dist-split-powersgd), two: the residual (M * N) and
+    Q (N * min(r, M, N)), each 1-D.
 
     ```mlir
     %g:2 = dist.all_reduce mean %gw, %gb {group = 0 : i64}
         : tensor<32x64xf32>, tensor<32xf32>
     %h = dist.all_reduce mean %gw {compressor = #dist.compressor<fp16>}
         : tensor<32x64xf32>
-    %p = dist.all_reduce mean %gw
+    %e:2 = dist.all_reduce mean %gw state(%res : tensor<2048xf32>)
+        {compressor = #dist.compressor<fp16_ef>} : tensor<32x64xf32>
+    %p:3 = dist.all_reduce mean %gw
+        state(%pres, %q : tensor<2048xf32>, tensor<256xf32>)
         {compressor = #dist.compressor<powersgd>, powersgd_rank = 4 : i64}
         : tensor<32x64xf32>
     ```
   }];
   let arguments = (ins Variadic<RankedTensorOf<[F32]>>:$inputs,
+                   Variadic<RankedTensorOf<[F32]>>:$state,
                    Dist_ReductionKind:$kind,
                    DefaultValuedAttr<I64Attr, "0">:$group,
                    DefaultValuedAttr<Dist_CompressorAttr,
                        "::autodist::dist::Compressor::None">:$compressor,
                    DefaultValuedAttr<I64Attr, "0">:$powersgd_rank);
+  // The combined tensors, then the new state.
   let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
-  let assemblyFormat = "$kind $inputs attr-dict `:` type($inputs)";
+  let assemblyFormat = [{
+    $kind $inputs (`state` `(` $state^ `:` type($state) `)`)? attr-dict
+    `:` type($inputs)
+  }];
+  let extraClassDeclaration = [{
+    /// The combined tensors, one per input.
+    ::mlir::ResultRange getReduced() {
+      return getResults().take_front(getInputs().size());
+    }
+    /// The compressor state after this step, one per `state` operand.
+    ::mlir::ResultRange getNewState() {
+      return getResults().drop_front(getInputs().size());
+    }
+    ::llvm::LogicalResult verifyState();
+  }];
   let hasVerifier = 1;
 }
 

@@ -387,6 +387,38 @@ def SplitBuckets : Pass<"dist-split-buckets", "mlir::ModuleOp"> {
   let dependentDialects = ["autodist::dist::DistDialect"];
 }
 
+def CompressorState : Pass<"dist-compressor-state", "mlir::ModuleOp"> {
+  let summary = "Make the compressors' error-feedback state state of the train step";
+  let description = [{
+    Gives every `dist.all_reduce` with compressor `fp16_ef` or `powersgd`
+    in `@train_step` its state across steps as explicit operands and
+    results, carried in and out of the step like optimizer state: each state
+    tensor becomes an argument of the step (tagged `nn.state` with its name,
+    `dist.per_rank`: every rank keeps its own, and for PowerSGD's Q
+    `dist.init = "powersgd_q"` with `dist.init_seed`) and the op's new value
+    of it a result (`nn.state_out`), after the existing state. The manifest
+    names them; the runtime starts them (zeros; Q from the seeded generator,
+    the same on every rank), passes them, and checkpoints each rank's.
+
+    Names follow the all-reduces in program order, counting state slots as
+    the runtime's seeds do: `fp16_ef.<k>/residual` takes slot k;
+    `powersgd.<k>/residual` and `powersgd.<k>/q` take k and k + 1 (Q's seed
+    is 0x5eed0000 + k + 1). Runs last of the distribution passes (after
+    dist-split-powersgd and dist-split-buckets, which keep compressed
+    buckets whole).
+
+    ```mlir
+    %e = dist.all_reduce mean %g {compressor = #dist.compressor<fp16_ef>}
+        : tensor<4x3xf32>
+    // becomes, with %res an argument {nn.state = "fp16_ef.0/residual",
+    // dist.per_rank} and %e#1 a result {nn.state_out = "fp16_ef.0/residual"}:
+    %e:2 = dist.all_reduce mean %g state(%res : tensor<12xf32>)
+        {compressor = #dist.compressor<fp16_ef>} : tensor<4x3xf32>
+    ```
+  }];
+  let dependentDialects = ["autodist::dist::DistDialect"];
+}
+
 def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
   let summary = "Record the runtime manifest and mark the exported entry points";
   let description = [{

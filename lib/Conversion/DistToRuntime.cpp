@@ -133,8 +133,9 @@ SmallVector<Value> i32Constants(OpBuilder &b, Location loc,
 }
 
 /// Replaces the results of `op` by the reduced bucket in `buf`, sliced back
-/// to `types`.
-void unpackBucket(IRRewriter &b, Operation *op, TypeRange types, Value buf) {
+/// to `types`, followed by `extra` (results of `op` beyond the bucket).
+void unpackBucket(IRRewriter &b, Operation *op, TypeRange types, Value buf,
+                  ValueRange extra = {}) {
   Location loc = op->getLoc();
   auto bufType = cast<MemRefType>(buf.getType());
   auto bucketType =
@@ -155,14 +156,19 @@ void unpackBucket(IRRewriter &b, Operation *op, TypeRange types, Value buf) {
     results.push_back(unflatten(b, loc, slice, t));
     offset += t.getNumElements();
   }
+  llvm::append_range(results, extra);
   b.replaceOp(op, results);
 }
 
 /// Replaces the bucket collective `op` by its packed bucket, one in-place
-/// call `fn(buffer, scalars...)` (i32 scalars), and slices of the buffer
-/// back to the operand shapes.
+/// call `fn(buffer, state..., scalars...)` (i32 scalars), and slices of the
+/// buffer back to the operand shapes. Each `state` tensor (1-D, the
+/// compressor's state before the step) is copied into a buffer of its own
+/// that the call updates in place: its new value, the results of `op`
+/// after the bucket's.
 LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
-                          StringRef fn, ArrayRef<int64_t> scalars) {
+                          StringRef fn, ArrayRef<int64_t> scalars,
+                          ValueRange state = {}) {
   IRRewriter b(op);
   Location loc = op->getLoc();
   FailureOr<Value> buf = packBucket(b, op, inputs);
@@ -170,11 +176,23 @@ LogicalResult lowerBucket(ModuleOp module, Operation *op, ValueRange inputs,
     return failure();
   SmallVector<Value> constants = i32Constants(b, loc, scalars);
   SmallVector<Value> args = {dynamicView(b, loc, *buf)};
+  SmallVector<Value> stateBufs;
+  for (Value v : state) {
+    FailureOr<Value> s = packBucket(b, op, v);
+    if (failed(s))
+      return failure();
+    stateBufs.push_back(*s);
+    args.push_back(dynamicView(b, loc, *s));
+  }
   llvm::append_range(args, constants);
   func::FuncOp callee =
       declareRuntimeFn(module, fn, ValueRange(args).getTypes());
   func::CallOp::create(b, loc, callee, args);
-  unpackBucket(b, op, inputs.getTypes(), *buf);
+  SmallVector<Value> newState;
+  for (auto [v, s] : llvm::zip(state, stateBufs))
+    newState.push_back(bufferization::ToTensorOp::create(
+        b, loc, v.getType(), s, /*restrict=*/true, /*writable=*/true));
+  unpackBucket(b, op, inputs.getTypes(), *buf, newState);
   return success();
 }
 
@@ -233,34 +251,36 @@ FailureOr<int64_t> deviceIndex(ModuleOp module, Operation *op, StringRef root) {
 }
 
 /// A compressed all-reduce calls its compressor's runtime function; one with
-/// error feedback also passes the index of its first runtime state slot,
-/// counted by `slots` (fp16_ef: one, the residual; PowerSGD: two, the
-/// residual and Q). PowerSGD takes one matrix (dist-split-powersgd), passed
-/// as rows = first dimension, cols = the rest.
-LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar,
-                             int64_t &slots) {
+/// error feedback passes its state (dist-compressor-state: fp16_ef the
+/// residual; PowerSGD the residual and Q) for the runtime to update in
+/// place. PowerSGD takes one matrix (dist-split-powersgd), passed as rows =
+/// first dimension, cols = the rest.
+LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar) {
   int64_t kind = static_cast<int64_t>(ar.getKind());
-  switch (ar.getCompressor()) {
+  dist::Compressor c = ar.getCompressor();
+  if ((c == dist::Compressor::FP16EF || c == dist::Compressor::PowerSGD) &&
+      ar.getState().empty())
+    return ar.emitOpError("compressor '")
+           << dist::stringifyCompressor(c)
+           << "' keeps state across steps, which the op does not carry (run "
+              "dist-compressor-state first)";
+  switch (c) {
   case dist::Compressor::None:
     return lowerBucket(module, ar, ar.getInputs(), kAllReduceFn, {kind});
   case dist::Compressor::FP16:
     return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16Fn, {kind});
   case dist::Compressor::FP16EF:
-    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn,
-                       {kind, slots++});
+    return lowerBucket(module, ar, ar.getInputs(), kAllReduceFp16EFFn, {kind},
+                       ar.getState());
   case dist::Compressor::PowerSGD:
     break;
   }
   auto t = cast<RankedTensorType>(ar.getInputs().front().getType());
-  if (ar.getInputs().size() != 1 || t.getRank() < 2 || !t.hasStaticShape())
-    return ar.emitOpError("a powersgd all-reduce must hold one matrix of "
-                          "static shape (run dist-split-powersgd first)");
   int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
-  int64_t slot = slots;
-  slots += 2;
   return lowerBucket(
       module, ar, ar.getInputs(), kAllReducePowerSGDFn,
-      {kind, slot, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())});
+      {kind, rows, cols, static_cast<int64_t>(ar.getPowersgdRank())},
+      ar.getState());
 }
 
 /// The numel of the bucket of `types` (static shapes), or -1.
@@ -403,10 +423,10 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
 
 /// Lowers one collective; a started all-reduce is remembered in `started`
 /// until its wait.
-LogicalResult lower(ModuleOp module, Operation *op, int64_t &slots,
+LogicalResult lower(ModuleOp module, Operation *op,
                     DenseMap<Value, Started> &started) {
   if (auto ar = dyn_cast<dist::AllReduceOp>(op))
-    return lowerAllReduce(module, ar, slots);
+    return lowerAllReduce(module, ar);
   if (auto start = dyn_cast<dist::AllReduceStartOp>(op)) {
     FailureOr<Started> s = lowerAllReduceStart(module, start);
     if (failed(s))
@@ -460,10 +480,9 @@ struct ConvertDistToRuntimePass
               dist::ReduceOp, dist::BroadcastOp>(op))
         ops.push_back(op);
     });
-    int64_t slots = 0;
     DenseMap<Value, Started> started;
     for (Operation *op : ops)
-      if (failed(lower(module, op, slots, started)))
+      if (failed(lower(module, op, started)))
         return signalPassFailure();
     // A collective started and never completed would leave the runtime
     // with a request in flight at the end of the step.

@@ -85,6 +85,8 @@ LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   SplitBucketsOptions split;
   split.bucketBytes = bucketBytes;
   pm.addPass(createSplitBuckets(split));
+  // Last: the compressed buckets are final, and their state is the step's.
+  pm.addPass(createCompressorState());
   return pm.run(module);
 }
 

@@ -253,9 +253,19 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     if (!step.getArgAttr(i, "nn.state"))
       continue;
+    json::Object &entry = *state[k].getAsObject();
     json::Array owners = ownerEntries(step.getArgAttrDict(i), module);
     if (!owners.empty())
-      (*state[k].getAsObject())["owners"] = std::move(owners);
+      entry["owners"] = std::move(owners);
+    // Per-rank state (dist-compressor-state, weight prediction's local
+    // gradients) and PowerSGD's Q, which does not start at zero.
+    if (step.getArgAttr(i, "dist.per_rank"))
+      entry["per_rank"] = true;
+    if (auto init = step.getArgAttrOfType<StringAttr>(i, "dist.init")) {
+      auto seed = step.getArgAttrOfType<IntegerAttr>(i, "dist.init_seed");
+      entry["init"] = json::Object{{"kind", init.getValue()},
+                                   {"seed", seed ? seed.getInt() : 0}};
+    }
     ++k;
   }
   obj["state"] = std::move(state);

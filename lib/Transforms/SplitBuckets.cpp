@@ -94,8 +94,8 @@ void splitAllReduce(dist::AllReduceOp ar,
       b.setInsertionPointAfter(last);
     else
       b.setInsertionPoint(ar);
-    auto part = dist::AllReduceOp::create(b, ar.getLoc(), values, ar.getKind(),
-                                          ar.getGroup());
+    auto part = dist::AllReduceOp::create(b, ar.getLoc(), values, ValueRange{},
+                                          ar.getKind(), ar.getGroup());
     for (auto [i, r] : llvm::zip(bucket, part.getResults()))
       replacements[i] = r;
   }
@@ -113,8 +113,8 @@ struct SplitBucketsPass
     SmallVector<dist::AllReduceOp> ars;
     getOperation().walk([&](dist::AllReduceOp ar) { ars.push_back(ar); });
     for (dist::AllReduceOp ar : ars) {
-      // A compressed bucket keeps its shape: its runtime state (residuals,
-      // PowerSGD's Q) is laid out per all-reduce.
+      // A compressed bucket keeps its shape: its state across steps
+      // (residuals, PowerSGD's Q; dist-compressor-state) is per all-reduce.
       if (ar.getCompressor() != dist::Compressor::None)
         continue;
       SmallVector<SmallVector<unsigned>> plan = planBuckets(ar, bucketBytes);

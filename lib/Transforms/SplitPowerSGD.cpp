@@ -25,8 +25,8 @@ namespace {
 /// of `ar`'s rank or not at all.
 dist::AllReduceOp reduceLike(OpBuilder &b, dist::AllReduceOp ar,
                              ValueRange inputs, bool powerSGD) {
-  auto r = dist::AllReduceOp::create(b, ar.getLoc(), inputs, ar.getKind(),
-                                     ar.getGroup());
+  auto r = dist::AllReduceOp::create(b, ar.getLoc(), inputs, ValueRange{},
+                                     ar.getKind(), ar.getGroup());
   if (powerSGD) {
     r.setCompressor(dist::Compressor::PowerSGD);
     r.setPowersgdRank(ar.getPowersgdRank());

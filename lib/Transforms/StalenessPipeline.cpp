@@ -65,7 +65,7 @@ private:
   void buildConditions();
   /// A new argument tagged `attr = name` (and `extra`), inserted after the
   /// last argument tagged `after` (or `fallback`), with its result.
-  BlockArgument addState(StringRef name, Type type);
+  BlockArgument addState(StringRef name, Type type, bool perRank = false);
   BlockArgument addInflight(StringRef name, Type type,
                             ArrayRef<StringRef> params);
   /// Appends `v` as the result of state `name`.
@@ -204,16 +204,19 @@ void StalenessRewriter::buildConditions() {
   cond.predictTensor = asTensor(cond.predict);
 }
 
-BlockArgument StalenessRewriter::addState(StringRef name, Type type) {
+BlockArgument StalenessRewriter::addState(StringRef name, Type type,
+                                          bool perRank) {
   // After the last optimizer state (docs/abi.md's order), else after the
   // last parameter.
   unsigned at = 0;
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (step.getArgAttr(i, "nn.state") || step.getArgAttr(i, "nn.param"))
       at = i + 1;
-  auto attrs =
-      b.getDictionaryAttr(b.getNamedAttr("nn.state", b.getStringAttr(name)));
-  (void)step.insertArgument(at, type, attrs, step.getLoc());
+  SmallVector<NamedAttribute> list = {
+      b.getNamedAttr("nn.state", b.getStringAttr(name))};
+  if (perRank) // this rank's own value (checkpointed per rank)
+    list.push_back(b.getNamedAttr("dist.per_rank", b.getUnitAttr()));
+  (void)step.insertArgument(at, type, b.getDictionaryAttr(list), step.getLoc());
   return step.getArgument(at);
 }
 
@@ -256,7 +259,7 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
   switch (pipe.getEstimator()) {
   case dist::WPEstimator::Local: {
     // This rank's own gradient of the previous step.
-    estimate = addState(base + "/wp_local_grad", type);
+    estimate = addState(base + "/wp_local_grad", type, /*perRank=*/true);
     break;
   }
   case dist::WPEstimator::PrevSync:
@@ -267,8 +270,9 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
     // The last gradient applied with this rank's share of it replaced by
     // its newer gradient: ḡ_{t-2} - g_{t-2}/n + g_{t-1}/n.
     Value prevSync = addState(base + "/wp_prev_sync", type);
-    Value local = addState(base + "/wp_local_grad", type);
-    Value localPrev = addState(base + "/wp_local_prev_grad", type);
+    Value local = addState(base + "/wp_local_grad", type, /*perRank=*/true);
+    Value localPrev =
+        addState(base + "/wp_local_prev_grad", type, /*perRank=*/true);
     Value diff = nn::SubOp::create(b, loc, type, local, localPrev);
     Value share = nn::DivOp::create(b, loc, type, diff, rankCount());
     estimate = nn::AddOp::create(b, loc, type, prevSync, share);
@@ -363,8 +367,9 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
                                   cond.warm, /*addThenBlock=*/true,
                                   /*addElseBlock=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    auto sync = dist::AllReduceOp::create(
-        b, loc, grads, dist::ReductionKind::Mean, bucket.getGroup());
+    auto sync =
+        dist::AllReduceOp::create(b, loc, grads, ValueRange{},
+                                  dist::ReductionKind::Mean, bucket.getGroup());
     scf::YieldOp::create(b, loc, sync.getResults());
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     scf::YieldOp::create(b, loc, applied);
@@ -400,8 +405,8 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
     }
   if (!rest.empty()) {
     b.setInsertionPoint(bucket);
-    auto kept = dist::AllReduceOp::create(b, loc, rest, bucket.getKind(),
-                                          bucket.getGroup());
+    auto kept = dist::AllReduceOp::create(b, loc, rest, ValueRange{},
+                                          bucket.getKind(), bucket.getGroup());
     for (auto [i, r] : llvm::zip(restIdx, kept.getResults()))
       bucket.getResult(i).replaceAllUsesWith(r);
   }

@@ -172,7 +172,8 @@ void reduceBucket(OpBuilder &b, Block &body, BucketKey key,
   else
     b.setInsertionPointToStart(&body);
   auto ar = dist::AllReduceOp::create(b, values.front().getLoc(), values,
-                                      dist::ReductionKind::Mean, key.group);
+                                      ValueRange{}, dist::ReductionKind::Mean,
+                                      key.group);
   if (key.compressor != dist::Compressor::None)
     ar.setCompressor(key.compressor);
   if (key.compressor == dist::Compressor::PowerSGD)
@@ -209,8 +210,9 @@ void allReduceGlobalBatchSums(func::FuncOp step) {
   OpBuilder b(step.getContext());
   for (Operation *op : sums) {
     b.setInsertionPointAfter(op);
-    auto ar = dist::AllReduceOp::create(b, op->getLoc(), op->getResults(),
-                                        dist::ReductionKind::Sum, 0);
+    auto ar =
+        dist::AllReduceOp::create(b, op->getLoc(), op->getResults(),
+                                  ValueRange{}, dist::ReductionKind::Sum, 0);
     for (auto [local, global] : llvm::zip(op->getResults(), ar.getResults()))
       local.replaceAllUsesExcept(global, ar);
   }

@@ -123,45 +123,56 @@ _mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *buf,
       2);
 }
 
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *buf,
-                                               int32_t op, int32_t bucket) {
-  ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_fp16_ef_f32");
-  if (bucket < 0)
-    fatal("autodist_rt_allreduce_fp16_ef_f32: bucket must be >= 0");
+namespace {
+/// The elements of a compressor's state buffer (the lowering allocates it
+/// contiguous), which must hold `n`; otherwise a fatal error naming `fn`.
+float *stateBuffer(StridedMemref<float, 1> *state, int64_t n, const char *fn,
+                   const char *what) {
+  if (state->sizes[0] != n || (state->strides[0] != 1 && n > 1))
+    fatal((std::string(fn) + ": the " + what + " buffer has " +
+           std::to_string(state->sizes[0]) + " elements (or is strided), " +
+           "but the bucket needs " + std::to_string(n))
+              .c_str());
+  return state->aligned + state->offset;
+}
+} // namespace
+
+extern "C" void _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(
+    StridedMemref<float, 1> *buf, StridedMemref<float, 1> *residual,
+    int32_t op) {
+  const char *fn = "autodist_rt_allreduce_fp16_ef_f32";
+  ReduceOp kind = reduceOp(op, fn);
+  float *e = stateBuffer(residual, buf->sizes[0], fn, "residual");
   onContiguous(
       "allreduce_fp16_ef", buf,
       [&](float *data, int64_t n) {
-        try {
-          compress::allreduceFp16EF(data, n, kind, bucket);
-        } catch (const std::exception &e) {
-          fatal(e);
-        }
+        compress::allreduceFp16EF(data, n, kind, e);
       },
       2);
 }
 
 /// PowerSGD runs two f32 all-reduces (P and Q), counted as two collectives.
 extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
-    StridedMemref<float, 1> *buf, int32_t op, int32_t slot, int32_t rows,
-    int32_t cols, int32_t rank) {
+    StridedMemref<float, 1> *buf, StridedMemref<float, 1> *residual,
+    StridedMemref<float, 1> *q, int32_t op, int32_t rows, int32_t cols,
+    int32_t rank) {
   const char *fn = "autodist_rt_allreduce_powersgd_f32";
   ReduceOp kind = reduceOp(op, fn);
-  if (slot < 0 || rows < 1 || cols < 1 || rank < 1 ||
+  if (rows < 1 || cols < 1 || rank < 1 ||
       buf->sizes[0] != static_cast<int64_t>(rows) * cols ||
       (buf->strides[0] != 1 && buf->sizes[0] > 1))
-    fatal((std::string(fn) + ": bad slot, shape or buffer").c_str());
+    fatal((std::string(fn) + ": bad shape or buffer").c_str());
+  float *e = stateBuffer(residual, buf->sizes[0], fn, "residual");
+  float *qs = stateBuffer(
+      q, static_cast<int64_t>(cols) * compress::powerSGDRank(rows, cols, rank),
+      fn, "Q");
   std::pair<int64_t, int64_t> bytes;
   {
     TraceCall traced("allreduce_powersgd", "comm", [&] {
       return "\"bytes\": " + std::to_string(bytes.first + bytes.second);
     });
-    try {
-      bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows,
-                                          cols, rank, kind, slot);
-    } catch (const std::exception &e) {
-      fatal(e);
-    }
+    bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows, cols,
+                                        rank, kind, e, qs);
   }
   traffic::record(bytes.first);
   traffic::record(bytes.second);

@@ -2,11 +2,10 @@
 
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Communicator.h"
-#include "autodist/runtime/Error.h"
 
 #include <algorithm>
 #include <cmath>
-#include <string>
+#include <vector>
 
 namespace autodist::rt::compress {
 
@@ -61,66 +60,6 @@ void allreduceFp16(float *data, int64_t n, ReduceOp op) {
 }
 
 namespace {
-/// Where the slots were restored from (setResiduals), if they were.
-struct Restored {
-  std::string origin;
-  size_t slots = 0;
-};
-Restored &restored() {
-  static Restored r;
-  return r;
-}
-
-/// A state slot of `n` elements: zero (or `init`) when new. State restored
-/// from a checkpoint must have the slot, of this size: otherwise the
-/// checkpoint is of another program (Error naming it). A slot of another
-/// size not restored is the compiler's bug (std::logic_error).
-std::vector<float> &slotOf(int32_t slot, int64_t n, const char *what,
-                           void (*init)(std::vector<float> &,
-                                        int32_t) = nullptr) {
-  std::vector<std::vector<float>> &all = residuals();
-  const Restored &from = restored();
-  if (!from.origin.empty() && (static_cast<size_t>(slot) >= from.slots ||
-                               static_cast<int64_t>(all[slot].size()) != n))
-    throw Error(
-        from.origin + " holds the compressor state of another program: " +
-        "this executable's " + what + " (state slot " + std::to_string(slot) +
-        ") has " + std::to_string(n) + " elements, the checkpoint's " +
-        (static_cast<size_t>(slot) < from.slots
-             ? std::to_string(all[slot].size())
-             : "none (it has " + std::to_string(from.slots) + " slots)") +
-        " (resume with the executable that wrote it, or start without "
-        "--resume)");
-  if (all.size() <= static_cast<size_t>(slot))
-    all.resize(slot + 1);
-  std::vector<float> &v = all[slot];
-  if (v.empty()) {
-    v.resize(n, 0.0f);
-    if (init)
-      init(v, slot);
-  } else if (static_cast<int64_t>(v.size()) != n) {
-    throw std::logic_error(std::string("the ") + what + " in state slot " +
-                           std::to_string(slot) + " has " +
-                           std::to_string(v.size()) + " elements, but needs " +
-                           std::to_string(n));
-  }
-  return v;
-}
-
-/// PowerSGD's first Q: uniform in [-1, 1) from splitmix64 seeded by the
-/// slot, the same on every rank.
-void initQ(std::vector<float> &q, int32_t slot) {
-  uint64_t x = 0x5eed0000ULL + static_cast<uint64_t>(slot);
-  for (float &v : q) {
-    x += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    v = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
-  }
-}
-
 /// Orthonormalizes the `r` columns of the row-major `rows` x `r` matrix `p`
 /// (Gram-Schmidt in double, each projection done twice). A column that is
 /// (numerically) in the span of the previous ones, its remaining norm below
@@ -152,13 +91,19 @@ void orthonormalize(std::vector<float> &p, int64_t rows, int64_t r) {
 }
 } // namespace
 
-std::vector<std::vector<float>> &residuals() {
-  static std::vector<std::vector<float>> r;
-  return r;
+void initPowerSGDQ(float *q, int64_t n, int64_t seed) {
+  uint64_t x = static_cast<uint64_t>(seed);
+  for (int64_t i = 0; i < n; ++i) {
+    x += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    q[i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+  }
 }
 
-void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket) {
-  std::vector<float> &e = slotOf(bucket, n, "error-feedback residual");
+void allreduceFp16EF(float *data, int64_t n, ReduceOp op, float *e) {
   std::vector<Half> halves(n);
   for (int64_t i = 0; i < n; ++i) {
     float s = data[i] + e[i];
@@ -168,13 +113,14 @@ void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket) {
   reduceHalves(halves, data, n, op);
 }
 
+int64_t powerSGDRank(int64_t rows, int64_t cols, int64_t rank) {
+  return std::min({rank, rows, cols});
+}
+
 std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
                                               int64_t cols, int64_t rank,
-                                              ReduceOp op, int32_t slot) {
-  int64_t r = std::min({rank, rows, cols});
-  // Q's slot first: creating it may move the slots, creating e's cannot.
-  std::vector<float> &q = slotOf(slot + 1, cols * r, "PowerSGD Q", initQ);
-  std::vector<float> &e = slotOf(slot, rows * cols, "PowerSGD residual");
+                                              ReduceOp op, float *e, float *q) {
+  int64_t r = powerSGDRank(rows, cols, rank);
   std::vector<float> m(rows * cols);
   for (int64_t i = 0; i < rows * cols; ++i)
     m[i] = data[i] + e[i];
@@ -187,12 +133,12 @@ std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
   communicator().allreduce(p.data(), rows * r, ReduceOp::Mean);
   orthonormalize(p, rows, r);
   // Q = M^T P, averaged over ranks: kept for the next step (warm start).
-  std::fill(q.begin(), q.end(), 0.0f);
+  std::fill(q, q + cols * r, 0.0f);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t k = 0; k < cols; ++k)
       for (int64_t j = 0; j < r; ++j)
         q[k * r + j] += m[i * cols + k] * p[i * r + j];
-  communicator().allreduce(q.data(), cols * r, ReduceOp::Mean);
+  communicator().allreduce(q, cols * r, ReduceOp::Mean);
   // The approximation P Q^T of the mean; what it misses stays in e.
   float scale =
       op == ReduceOp::Sum ? static_cast<float>(communicator().size()) : 1.0f;
@@ -206,32 +152,6 @@ std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
     }
   constexpr int64_t f32 = sizeof(float);
   return {rows * r * f32, cols * r * f32};
-}
-
-std::vector<int64_t> residualSizes() {
-  std::vector<int64_t> sizes;
-  for (const std::vector<float> &e : residuals())
-    sizes.push_back(static_cast<int64_t>(e.size()));
-  return sizes;
-}
-
-std::vector<float> flatResiduals() {
-  std::vector<float> flat;
-  for (const std::vector<float> &e : residuals())
-    flat.insert(flat.end(), e.begin(), e.end());
-  return flat;
-}
-
-void setResiduals(const std::vector<int64_t> &sizes,
-                  const std::vector<float> &flat, const std::string &origin) {
-  restored() = {origin, sizes.size()};
-  std::vector<std::vector<float>> &all = residuals();
-  all.clear();
-  size_t at = 0;
-  for (int64_t n : sizes) {
-    all.emplace_back(flat.begin() + at, flat.begin() + at + n);
-    at += n;
-  }
 }
 
 } // namespace autodist::rt::compress

@@ -106,6 +106,20 @@ std::vector<OwnedPiece> parseOwners(const json &j, const TensorSpec &s) {
   return out;
 }
 
+/// A state entry's `init`: only PowerSGD's Q, which needs a seed and one
+/// static dimension.
+void parseStateInit(const json &j, TensorSpec &s) {
+  std::string kind = j.at("kind").get<std::string>();
+  if (kind != "powersgd_q")
+    throw Error("invalid model manifest: state " + inQuotes(s.name) +
+                " has unknown init kind " + inQuotes(kind) +
+                " (expected powersgd_q)");
+  if (s.dtype != DType::F32 || s.shape.size() != 1 || s.shape[0] < 1)
+    throw Error("invalid model manifest: state " + inQuotes(s.name) +
+                " (powersgd_q) must be f32 of one static dimension");
+  s.powerSGDSeed = j.at("seed").get<int64_t>();
+}
+
 std::vector<ClusterNode> parseCluster(const json &j) {
   std::vector<ClusterNode> out;
   for (const json &n : j.at("nodes")) {
@@ -200,10 +214,15 @@ Manifest Manifest::parse(std::string_view text) {
         train.labels = parseSpec(t["labels"]);
       if (t.contains("state") && !t["state"].is_null()) {
         train.state = parseSpecs(t, "state");
-        for (size_t i = 0; i < train.state.size(); ++i)
-          if (t["state"][i].contains("owners"))
-            train.state[i].owners =
-                parseOwners(t["state"][i]["owners"], train.state[i]);
+        for (size_t i = 0; i < train.state.size(); ++i) {
+          const json &e = t["state"][i];
+          TensorSpec &spec = train.state[i];
+          if (e.contains("owners"))
+            spec.owners = parseOwners(e["owners"], spec);
+          spec.perRank = e.value("per_rank", false);
+          if (e.contains("init") && !e["init"].is_null())
+            parseStateInit(e["init"], spec);
+        }
       }
       train.ranksInput = t.value("ranks_input", false);
       if (t.contains("inflight") && !t["inflight"].is_null())

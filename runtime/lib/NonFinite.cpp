@@ -55,7 +55,10 @@ std::optional<std::string> inTensors(const char *what,
                                      bool skipOwned) {
   for (size_t i = 0; i < tensors.size() && i < specs.size(); ++i) {
     const Tensor &t = tensors[i];
-    if (t.dtype() != DType::F32 || (skipOwned && !specs[i].owners.empty()))
+    // Only replicated values: every rank must reach the same verdict
+    // without communicating (a server's or a rank's own state may differ).
+    if (t.dtype() != DType::F32 ||
+        (skipOwned && (!specs[i].owners.empty() || specs[i].perRank)))
       continue;
     int64_t at = firstNonFinite(t.data<float>(), t.numElements());
     if (at >= 0)

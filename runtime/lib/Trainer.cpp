@@ -173,8 +173,8 @@ private:
   void lockCheckpointDir();
   /// Rank 0: reads --checkpoint for --resume into params_, state_, step_.
   void loadCheckpoint();
-  /// Collective: every rank gets rank 0's step_, params_ and state_, and
-  /// its own error-feedback residuals.
+  /// Collective: every rank gets rank 0's step_, params_ and shared state,
+  /// and its own per-rank state.
   void shareCheckpoint();
   /// Every input and output file given (rank 0's trace file), by flag.
   std::vector<RunFile> runFiles() const;
@@ -185,13 +185,18 @@ private:
   /// Collective: rank 0 gets the parts of the optimizer state that only
   /// their parameter servers hold (manifest `owners`).
   void gatherOwnedState();
-  /// Collective: rank 0 gets every rank's error-feedback residuals
-  /// (compress::residuals()) into residuals_.
-  void gatherResiduals();
+  /// Collective: rank 0 gets every rank's per-rank state (manifest
+  /// `per_rank`: the compressors' error feedback, weight prediction's local
+  /// gradients) into residuals_, in the checkpoint's form.
+  void gatherPerRankState();
+  /// Rank 0: checks that the per-rank state read from a checkpoint fits
+  /// this program's (names the first entry that does not).
+  void checkPerRankState(const Residuals &r) const;
   /// Collective: completes every in-flight all-reduce (as the next step
   /// would) and clears its handle, so that the buffers hold final values.
   void drainInflight();
-  /// Optimizer state followed by in-flight state, as checkpoints hold them.
+  /// The state every rank shares (not per rank) followed by in-flight
+  /// state, as checkpoints hold them under state/.
   std::vector<TensorSpec> checkpointStateSpecs() const;
   /// Rank 0: writes the checkpoint after `step` steps.
   void saveCheckpoint(int64_t step);
@@ -231,7 +236,7 @@ private:
   // with the handle of the all-reduce running in it (0: none).
   std::vector<InflightSpec> inflightSpecs_;
   std::vector<Tensor> inflight_, handles_, nextHandles_;
-  Residuals residuals_; // rank 0: every rank's, for a checkpoint
+  Residuals residuals_; // rank 0: every rank's per-rank state, checkpointed
   double baseLr_ = 0;   // --lr or the manifest's; the schedule scales it
   int64_t step_ = 0;    // steps done (before this run: the checkpoint's)
   std::optional<Dataset> trainSet_, evalSet_, inferSet_;
@@ -241,9 +246,6 @@ private:
   // succeeds, so a failed run leaves an existing log as it was.
   std::optional<AtomicFileWriter> log_;
   std::optional<DirectoryLock> checkpointLock_; // rank 0, with --checkpoint
-  // --on-nonfinite=skip: the compressor state before the step, restored when
-  // the step is skipped (the compressors update it in place).
-  std::vector<std::vector<float>> residualsBefore_;
 };
 
 void Trainer::reportPinning() {
@@ -289,9 +291,12 @@ void Trainer::setup() {
   params_ = loadInitialParams(model_.onnx, manifest_.params, externalDataDir());
   for (const Tensor &p : params_)
     nextParams_.emplace_back(p.dtype(), p.shape());
-  for (const TensorSpec &s : stateSpecs_) { // optimizer state starts at zero
+  for (const TensorSpec &s : stateSpecs_) { // state starts at zero, but Q
     state_.emplace_back(s.dtype, s.shape);
     nextState_.emplace_back(s.dtype, s.shape);
+    if (s.powerSGDSeed)
+      compress::initPowerSGDQ(state_.back().data<float>(),
+                              state_.back().numElements(), *s.powerSGDSeed);
   }
   if (train)
     inflightSpecs_ = train->inflight;
@@ -453,53 +458,100 @@ void Trainer::loadCheckpoint() {
                                   checkpointStateSpecs());
   c.checkResumable(opts_.checkpoint, size_, opts_.batchSize, opts_.steps,
                    seed());
+  checkPerRankState(c.residuals);
   params_ = std::move(c.params);
-  // Checkpoints hold in-flight state drained: complete, handle 0.
+  // c.state: the shared state, then the in-flight state drained (complete,
+  // handle 0).
+  size_t k = 0;
+  for (size_t i = 0; i < stateSpecs_.size(); ++i)
+    if (!stateSpecs_[i].perRank)
+      state_[i] = std::move(c.state[k++]);
   for (size_t i = 0; i < inflight_.size(); ++i)
-    inflight_[i] = std::move(c.state[stateSpecs_.size() + i]);
-  c.state.erase(c.state.begin() + stateSpecs_.size(), c.state.end());
-  state_ = std::move(c.state);
+    inflight_[i] = std::move(c.state[k++]);
   residuals_ = std::move(c.residuals);
   step_ = c.info.step;
+}
+
+void Trainer::checkPerRankState(const Residuals &r) const {
+  std::vector<const TensorSpec *> mine;
+  for (const TensorSpec &s : stateSpecs_)
+    if (s.perRank)
+      mine.push_back(&s);
+  auto fail = [&](const std::string &what) {
+    return Error("checkpoint " + inQuotes(Checkpoint::path(opts_.checkpoint)) +
+                 " holds the per-rank state of another program: " + what +
+                 " (resume with the executable that wrote it, or start "
+                 "without --resume)");
+  };
+  for (size_t i = 0; i < mine.size(); ++i) {
+    int64_t n = 1;
+    for (int64_t d : mine[i]->shape)
+      n *= d;
+    if (i >= r.sizes.size() || r.sizes[i] != n)
+      throw fail("this executable's " + inQuotes(mine[i]->name) +
+                 " (per-rank state entry " + std::to_string(i) + ") has " +
+                 std::to_string(n) + " elements, " +
+                 (i < r.sizes.size()
+                      ? "the checkpoint's entry " + std::to_string(i) +
+                            " has " + std::to_string(r.sizes[i])
+                      : "the checkpoint has no entry " + std::to_string(i) +
+                            " (it has " + std::to_string(r.sizes.size()) +
+                            ")"));
+  }
+  if (r.sizes.size() > mine.size())
+    throw fail("this executable keeps " + std::to_string(mine.size()) +
+               " per-rank state entries, the checkpoint " +
+               std::to_string(r.sizes.size()));
 }
 
 /// Only rank 0 reads the checkpoint (the one that writes it, so no shared
 /// file system is needed); it passed every check in setup().
 void Trainer::shareCheckpoint() {
   comm::broadcast(&step_, sizeof step_, 0);
-  for (std::vector<Tensor> *ts : {&params_, &state_, &inflight_})
-    for (Tensor &t : *ts)
-      comm::broadcast(t.data(), t.byteSize(), 0);
-  // Each rank continues with its own residuals (none: the program must
-  // keep none either).
-  int64_t buckets = static_cast<int64_t>(residuals_.sizes.size());
-  comm::broadcast(&buckets, sizeof buckets, 0);
-  residuals_.sizes.resize(buckets);
-  comm::broadcast(residuals_.sizes.data(), buckets * sizeof(int64_t), 0);
-  std::string origin =
-      "checkpoint " + inQuotes(Checkpoint::path(opts_.checkpoint));
-  if (buckets == 0) {
-    compress::setResiduals({}, {}, origin);
-    return;
-  }
+  for (Tensor &t : params_)
+    comm::broadcast(t.data(), t.byteSize(), 0);
+  for (size_t i = 0; i < stateSpecs_.size(); ++i)
+    if (!stateSpecs_[i].perRank)
+      comm::broadcast(state_[i].data(), state_[i].byteSize(), 0);
+  for (Tensor &t : inflight_)
+    comm::broadcast(t.data(), t.byteSize(), 0);
+  // Each rank continues with its own per-rank state, in manifest order
+  // (checkPerRankState matched its sizes).
+  std::vector<Tensor *> mine;
   int64_t total = 0;
-  for (int64_t n : residuals_.sizes)
-    total += n;
-  std::vector<float> mine(total);
+  for (size_t i = 0; i < stateSpecs_.size(); ++i)
+    if (stateSpecs_[i].perRank) {
+      mine.push_back(&state_[i]);
+      total += state_[i].numElements();
+    }
+  if (mine.empty())
+    return;
+  std::vector<float> flat(total);
   if (rank_ == 0)
-    mine = residuals_.perRank[0];
+    flat = residuals_.perRank[0];
   for (int r = 1; r < size_; ++r)
-    comm::sendTo(rank_ == 0 ? residuals_.perRank[r].data() : mine.data(),
+    comm::sendTo(rank_ == 0 ? residuals_.perRank[r].data() : flat.data(),
                  total * sizeof(float), 0, r);
-  compress::setResiduals(residuals_.sizes, mine, origin);
+  int64_t at = 0;
+  for (Tensor *t : mine) {
+    std::copy(flat.begin() + at, flat.begin() + at + t->numElements(),
+              t->data<float>());
+    at += t->numElements();
+  }
 }
 
-void Trainer::gatherResiduals() {
+void Trainer::gatherPerRankState() {
   residuals_ = {};
-  residuals_.sizes = compress::residualSizes();
+  std::vector<float> mine;
+  for (size_t i = 0; i < stateSpecs_.size(); ++i)
+    if (stateSpecs_[i].perRank) {
+      const Tensor &t = state_[i];
+      residuals_.sizes.push_back(t.numElements());
+      mine.insert(mine.end(), t.data<float>(),
+                  t.data<float>() + t.numElements());
+    }
   if (residuals_.sizes.empty())
     return;
-  std::vector<float> mine = compress::flatResiduals();
   for (int r = 0; r < size_; ++r) {
     std::vector<float> v = r == rank_ ? mine : std::vector<float>(mine.size());
     comm::sendTo(v.data(), v.size() * sizeof(float), r, 0);
@@ -556,7 +608,10 @@ void Trainer::drainInflight() {
 }
 
 std::vector<TensorSpec> Trainer::checkpointStateSpecs() const {
-  std::vector<TensorSpec> specs = stateSpecs_;
+  std::vector<TensorSpec> specs;
+  for (const TensorSpec &s : stateSpecs_)
+    if (!s.perRank)
+      specs.push_back(s);
   for (const InflightSpec &f : inflightSpecs_)
     specs.push_back(f.buffer);
   return specs;
@@ -566,11 +621,15 @@ void Trainer::saveCheckpoint(int64_t step) {
   if (rank_ != 0)
     return;
   std::vector<Tensor> state;
-  for (const std::vector<Tensor> *ts : {&state_, &inflight_})
-    for (const Tensor &t : *ts) {
-      state.emplace_back(t.dtype(), t.shape());
-      std::memcpy(state.back().data(), t.data(), t.byteSize());
-    }
+  auto keep = [&](const Tensor &t) {
+    state.emplace_back(t.dtype(), t.shape());
+    std::memcpy(state.back().data(), t.data(), t.byteSize());
+  };
+  for (size_t i = 0; i < stateSpecs_.size(); ++i)
+    if (!stateSpecs_[i].perRank)
+      keep(state_[i]);
+  for (const Tensor &t : inflight_)
+    keep(t);
   Checkpoint::write(
       opts_.checkpoint, {step, size_, opts_.batchSize, manifest_.model, seed()},
       manifest_.params, params_, checkpointStateSpecs(), state, residuals_);
@@ -720,8 +779,6 @@ int Trainer::train() {
       args.add(s);
     for (Tensor &h : nextHandles_)
       args.add(h);
-    if (opts_.onNonFinite == NonFinitePolicy::Skip)
-      residualsBefore_ = compress::residuals();
     trace::beginStep();
     {
       arena::CallScope scope(arena::Entry::TrainStep);
@@ -745,7 +802,6 @@ int Trainer::train() {
                                 nextParams_, stateSpecs_, nextState_);
     const bool skip = nonFinite && opts_.onNonFinite == NonFinitePolicy::Skip;
     if (skip) { // the double buffers keep the state before the step
-      compress::residuals() = residualsBefore_;
       ++skipped;
     } else {
       std::swap(params_, nextParams_);
@@ -808,7 +864,7 @@ int Trainer::train() {
     if (!opts_.checkpoint.empty() && due) {
       drainInflight();
       gatherOwnedState();
-      gatherResiduals();
+      gatherPerRankState();
       if (int code = collectively([&] { saveCheckpoint(step_); }))
         return code;
     }

@@ -17,11 +17,19 @@ func.func @unknown_root(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// PowerSGD buckets are split into one matrix each before lowering.
-func.func @powersgd_bucket(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>) {
-  // expected-error@+1 {{a powersgd all-reduce must hold one matrix of static shape (run dist-split-powersgd first)}}
-  %r:2 = dist.all_reduce mean %a, %b {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3xf32>, tensor<3xf32>
-  return %r#0, %r#1 : tensor<4x3xf32>, tensor<3xf32>
+// Error feedback needs its state across steps (dist-compressor-state).
+func.func @no_state(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{compressor 'fp16_ef' keeps state across steps, which the op does not carry (run dist-compressor-state first)}}
+  %r = dist.all_reduce mean %a {compressor = #dist.compressor<fp16_ef>} : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @powersgd_no_state(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{compressor 'powersgd' keeps state across steps, which the op does not carry (run dist-compressor-state first)}}
+  %r = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
 }
 
 // -----

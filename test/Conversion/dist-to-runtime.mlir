@@ -36,49 +36,56 @@ func.func @single_sum(%a: tensor<5xf32>) -> tensor<5xf32> {
 
 // -----
 
-// Compressed buckets call their compressor's function; each error-feedback
-// bucket also passes the index of its residual (0, 1, ... in program order).
+// Compressed buckets call their compressor's function; an error-feedback
+// bucket also passes its residual (a state operand, dist-compressor-state),
+// copied into a buffer the call updates in place: the op's new state.
 // CHECK-LABEL: func @compressed
+// CHECK-SAME: %[[E0:[a-z0-9]+]]: tensor<3xf32>, %[[E1:[a-z0-9]+]]: tensor<12xf32>)
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
 // CHECK: call @autodist_rt_allreduce_fp16_f32(%{{.*}}, %[[MEAN]]) : (memref<?xf32>, i32) -> ()
 // CHECK: %[[M0:.*]] = arith.constant 1 : i32
-// CHECK: %[[E0:.*]] = arith.constant 0 : i32
-// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[M0]], %[[E0]]) : (memref<?xf32>, i32, i32) -> ()
-// CHECK: %[[M1:.*]] = arith.constant 1 : i32
-// CHECK: %[[E1:.*]] = arith.constant 1 : i32
-// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[M1]], %[[E1]])
+// CHECK: %[[R0:.*]] = bufferization.to_buffer %[[E0]]
+// CHECK: %[[B0:.*]] = memref.alloc() : memref<3xf32>
+// CHECK: memref.copy %[[R0]], %[[B0]]
+// CHECK: %[[V0:.*]] = memref.cast %[[B0]] : memref<3xf32> to memref<?xf32>
+// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[V0]], %[[M0]]) : (memref<?xf32>, memref<?xf32>, i32) -> ()
+// CHECK: %[[N0:.*]] = bufferization.to_tensor %[[B0]] restrict writable : memref<3xf32> to tensor<3xf32>
+// CHECK: bufferization.to_buffer %[[E1]]
+// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?xf32>, memref<?xf32>, i32) -> ()
+// CHECK: %[[N1:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<12xf32> to tensor<12xf32>
 // CHECK: call @autodist_rt_allreduce_f32(
+// CHECK: return {{.*}}, %[[N0]], %[[N1]] :
 // CHECK-DAG: func.func private @autodist_rt_allreduce_fp16_f32(memref<?xf32>, i32) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @autodist_rt_allreduce_fp16_ef_f32(memref<?xf32>, i32, i32) attributes {llvm.emit_c_interface}
-func.func @compressed(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>) {
+// CHECK-DAG: func.func private @autodist_rt_allreduce_fp16_ef_f32(memref<?xf32>, memref<?xf32>, i32) attributes {llvm.emit_c_interface}
+func.func @compressed(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %l: tensor<f32>, %e0: tensor<3xf32>, %e1: tensor<12xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<3xf32>, tensor<12xf32>) {
   %h = dist.all_reduce mean %a {compressor = #dist.compressor<fp16>} : tensor<4x3xf32>
-  %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
-  %f = dist.all_reduce mean %a {compressor = #dist.compressor<fp16_ef>, group = 1 : i64} : tensor<4x3xf32>
+  %e:2 = dist.all_reduce mean %b state(%e0 : tensor<3xf32>) {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
+  %f:2 = dist.all_reduce mean %a state(%e1 : tensor<12xf32>) {compressor = #dist.compressor<fp16_ef>, group = 1 : i64} : tensor<4x3xf32>
   %r = dist.all_reduce mean %l : tensor<f32>
-  return %h, %e, %f, %r : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>
+  return %h, %e#0, %f#0, %r, %e#1, %f#1 : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<3xf32>, tensor<12xf32>
 }
 
 // -----
 
 // PowerSGD (one matrix per all-reduce, dist-split-powersgd): rows = first
-// dimension, cols = the rest, and two state slots, numbered after the
-// error-feedback buckets before it.
+// dimension, cols = the rest; its state is the residual and Q, passed after
+// the bucket.
 // CHECK-LABEL: func @powersgd
-// CHECK: call @autodist_rt_allreduce_fp16_ef_f32(
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
-// CHECK: %[[SLOT:.*]] = arith.constant 1 : i32
 // CHECK: %[[ROWS:.*]] = arith.constant 4 : i32
 // CHECK: %[[COLS:.*]] = arith.constant 6 : i32
 // CHECK: %[[RANK:.*]] = arith.constant 2 : i32
-// CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %[[MEAN]], %[[SLOT]], %[[ROWS]], %[[COLS]], %[[RANK]]) : (memref<?xf32>, i32, i32, i32, i32, i32) -> ()
-// CHECK: %[[SLOT2:.*]] = arith.constant 3 : i32
-// CHECK: call @autodist_rt_allreduce_powersgd_f32(%{{.*}}, %{{.*}}, %[[SLOT2]],
-// CHECK: func.func private @autodist_rt_allreduce_powersgd_f32(memref<?xf32>, i32, i32, i32, i32, i32) attributes {llvm.emit_c_interface}
-func.func @powersgd(%a: tensor<4x3x2xf32>, %b: tensor<3xf32>, %c: tensor<5x5xf32>) -> (tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>) {
-  %e = dist.all_reduce mean %b {compressor = #dist.compressor<fp16_ef>} : tensor<3xf32>
-  %p = dist.all_reduce mean %a {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3x2xf32>
-  %q = dist.all_reduce mean %c {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<5x5xf32>
-  return %e, %p, %q : tensor<3xf32>, tensor<4x3x2xf32>, tensor<5x5xf32>
+// CHECK: %[[BUF:.*]] = memref.cast %{{.*}} : memref<24xf32> to memref<?xf32>
+// CHECK: %[[RES:.*]] = memref.cast %{{.*}} : memref<24xf32> to memref<?xf32>
+// CHECK: %[[Q:.*]] = memref.cast %{{.*}} : memref<12xf32> to memref<?xf32>
+// CHECK: call @autodist_rt_allreduce_powersgd_f32(%[[BUF]], %[[RES]], %[[Q]], %[[MEAN]], %[[ROWS]], %[[COLS]], %[[RANK]]) : (memref<?xf32>, memref<?xf32>, memref<?xf32>, i32, i32, i32, i32) -> ()
+// CHECK: %[[NRES:.*]] = bufferization.to_tensor %{{.*}} : memref<24xf32> to tensor<24xf32>
+// CHECK: %[[NQ:.*]] = bufferization.to_tensor %{{.*}} : memref<12xf32> to tensor<12xf32>
+// CHECK: return %{{.*}}, %[[NRES]], %[[NQ]] :
+// CHECK: func.func private @autodist_rt_allreduce_powersgd_f32(memref<?xf32>, memref<?xf32>, memref<?xf32>, i32, i32, i32, i32) attributes {llvm.emit_c_interface}
+func.func @powersgd(%a: tensor<4x3x2xf32>, %res: tensor<24xf32>, %q: tensor<12xf32>) -> (tensor<4x3x2xf32>, tensor<24xf32>, tensor<12xf32>) {
+  %p:3 = dist.all_reduce mean %a state(%res, %q : tensor<24xf32>, tensor<12xf32>) {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x3x2xf32>
+  return %p#0, %p#1, %p#2 : tensor<4x3x2xf32>, tensor<24xf32>, tensor<12xf32>
 }
 
 // -----

@@ -56,11 +56,12 @@
 // Weight prediction: the forward pass reads Opt(w1, ĝ) (the momentum
 // update on the cached local gradient, its new velocity dropped) from the
 // step after the idle one; the real update reads w1 and its velocity, and
-// the step caches its own local gradient.
+// the step caches its own local gradient (each rank its own:
+// dist.per_rank).
 // WP-LABEL: func.func @train_step
 // WP-SAME: %[[W1:[a-z0-9]+]]: tensor<8x4xf32> {nn.param = "w1"}
 // WP-SAME: %[[V:[a-z0-9]+]]: tensor<8x4xf32> {nn.state = "w1/momentum_buffer"}
-// WP-SAME: %[[EST:[a-z0-9]+]]: tensor<8x4xf32> {nn.state = "w1/wp_local_grad"}
+// WP-SAME: %[[EST:[a-z0-9]+]]: tensor<8x4xf32> {dist.per_rank, nn.state = "w1/wp_local_grad"}
 // WP: %[[PRED:.*]] = arith.cmpf ogt
 // WP: %[[PREDT:.*]] = tensor.from_elements %[[PRED]]
 // WP: %[[NP:.*]], %{{.*}} = nn.momentum_update %[[W1]], %[[EST]], %[[V]]

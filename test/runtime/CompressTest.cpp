@@ -20,9 +20,11 @@ using namespace autodist::rt;
 
 extern "C" void
 _mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *, int32_t);
-extern "C" void
-_mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(StridedMemref<float, 1> *,
-                                               int32_t, int32_t);
+extern "C" void _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(
+    StridedMemref<float, 1> *, StridedMemref<float, 1> *, int32_t);
+extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
+    StridedMemref<float, 1> *, StridedMemref<float, 1> *,
+    StridedMemref<float, 1> *, int32_t, int32_t, int32_t, int32_t);
 
 namespace {
 /// Gradient-like values over many binades, including subnormal halves.
@@ -74,18 +76,18 @@ TEST(Compress, ErrorFeedbackCarriesTheRoundingError) {
   std::vector<float> g = {1.0f + 1.0f / 4096 + 1.0f / 65536, 3e-3f, -7.1e-6f};
   std::vector<double> sent(g.size(), 0.0);
   constexpr int kSteps = 64;
-  constexpr int32_t kBucket = 5;
+  // The bucket's state, as the train step passes it (zero at first).
+  std::vector<float> e(g.size(), 0.0f);
+  StridedMemref<float, 1> residual = view(e);
   for (int step = 0; step < kSteps; ++step) {
     std::vector<float> v = g;
     StridedMemref<float, 1> m = view(v);
-    _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(&m, 0, kBucket);
+    _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(&m, &residual, 0);
     for (size_t i = 0; i < g.size(); ++i) {
       EXPECT_EQ(v[i], compress::roundToHalf(v[i])); // a half was sent
       sent[i] += v[i];
     }
   }
-  const std::vector<float> &e = compress::residuals().at(kBucket);
-  ASSERT_EQ(e.size(), g.size());
   for (size_t i = 0; i < g.size(); ++i) {
     double target = static_cast<double>(kSteps) * g[i];
     // sum sent + residual == k * g up to float additions.
@@ -130,33 +132,39 @@ TEST(Compress, PowerSGDRecoversAMatrixOfItsRank) {
   // full-rank request on a rank-deficient matrix) reproduce it, residual ~0.
   for (auto [rank, requested] : {std::pair{2, 2}, std::pair{3, 6}}) {
     std::vector<float> g = lowRank(6, 8, rank, rank), v = g;
-    compress::residuals().clear();
-    auto bytes = compress::allreducePowerSGD(v.data(), 6, 8, requested,
-                                             ReduceOp::Mean, 0);
-    int64_t r = std::min(requested, 6);
+    int64_t r = compress::powerSGDRank(6, 8, requested);
+    EXPECT_EQ(r, std::min(requested, 6));
+    std::vector<float> e(g.size(), 0.0f), q(8 * r);
+    compress::initPowerSGDQ(q.data(), q.size(), 0x5eed0001);
+    auto bytes = compress::allreducePowerSGD(
+        v.data(), 6, 8, requested, ReduceOp::Mean, e.data(), q.data());
     EXPECT_EQ(bytes.first, 6 * r * 4);  // P
     EXPECT_EQ(bytes.second, 8 * r * 4); // Q
     EXPECT_LT(maxAbsDiff(v, g), 1e-4f) << "rank " << rank;
-    for (float e : compress::residuals().at(0))
-      EXPECT_LT(std::fabs(e), 1e-4f);
+    for (float x : e)
+      EXPECT_LT(std::fabs(x), 1e-4f);
   }
 }
 
 TEST(Compress, PowerSGDKeepsWhatItMissesAndWarmStarts) {
   // Rank 1 of a rank-3 matrix: approximation + residual == the matrix; the
   // next step sends part of the residual (error feedback), and Q persists.
-  compress::residuals().clear();
   std::vector<float> g = lowRank(5, 7, 3, 11), v = g;
-  compress::allreducePowerSGD(v.data(), 5, 7, 1, ReduceOp::Mean, 2);
-  const std::vector<float> &e = compress::residuals().at(2);
+  // The matrix's state through the C interface, as the train step passes
+  // it: the residual (zero) and Q (seeded).
+  std::vector<float> e(g.size(), 0.0f), q(7);
+  compress::initPowerSGDQ(q.data(), q.size(), 0x5eed0003);
+  StridedMemref<float, 1> vm = view(v), em = view(e), qm = view(q);
+  traffic::take();
+  _mlir_ciface_autodist_rt_allreduce_powersgd_f32(&vm, &em, &qm, 1, 5, 7, 1);
+  EXPECT_EQ(traffic::take().collectives, 2); // P and Q
   std::vector<float> sum(g.size());
   for (size_t i = 0; i < g.size(); ++i)
     sum[i] = v[i] + e[i];
   EXPECT_LT(maxAbsDiff(sum, g), 1e-5f);
   float firstError = maxAbsDiff(v, g);
   EXPECT_GT(firstError, 1e-2f); // rank 1 cannot be exact
-  std::vector<float> q = compress::residuals().at(3);
-  EXPECT_EQ(q.size(), 7u);
+  std::vector<float> firstQ = q;
   // Sending the same gradient again: over k steps the mean of the sent
   // approximations approaches g (the residual stays bounded), while without
   // error feedback every step would miss by `firstError`.
@@ -164,23 +172,32 @@ TEST(Compress, PowerSGDKeepsWhatItMissesAndWarmStarts) {
   constexpr int kSteps = 30;
   for (int step = 1; step < kSteps; ++step) {
     std::vector<float> w = g;
-    compress::allreducePowerSGD(w.data(), 5, 7, 1, ReduceOp::Mean, 2);
+    compress::allreducePowerSGD(w.data(), 5, 7, 1, ReduceOp::Mean, e.data(),
+                                q.data());
     for (size_t i = 0; i < g.size(); ++i)
       sent[i] += w[i];
   }
-  EXPECT_NE(compress::residuals().at(3), q); // Q moved on
+  EXPECT_NE(q, firstQ); // Q moved on
   double worst = 0;
   for (size_t i = 0; i < g.size(); ++i)
     worst = std::max(worst, std::fabs(sent[i] / kSteps - g[i]));
   EXPECT_LT(worst, firstError / 4) << "first step's error " << firstError;
 }
 
-TEST(Compress, PowerSGDStateOfAnotherSizeIsAnError) {
-  compress::residuals().clear();
-  std::vector<float> v(12, 1.0f);
-  compress::allreducePowerSGD(v.data(), 3, 4, 2, ReduceOp::Mean, 0);
-  std::vector<float> w(12, 1.0f);
-  EXPECT_THROW(
-      compress::allreducePowerSGD(w.data(), 4, 3, 2, ReduceOp::Mean, 0),
-      std::exception);
+TEST(Compress, PowerSGDFirstQIsSeeded) {
+  // Uniform in [-1, 1), a function of the seed only: the same on every rank
+  // and in a resumed run, another for another matrix.
+  std::vector<float> a(1000), b(1000), c(1000);
+  compress::initPowerSGDQ(a.data(), a.size(), 0x5eed0001);
+  compress::initPowerSGDQ(b.data(), b.size(), 0x5eed0001);
+  compress::initPowerSGDQ(c.data(), c.size(), 0x5eed0003);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  double mean = 0;
+  for (float x : a) {
+    EXPECT_GE(x, -1.0f);
+    EXPECT_LT(x, 1.0f);
+    mean += x / a.size();
+  }
+  EXPECT_LT(std::fabs(mean), 0.1);
 }

@@ -182,6 +182,44 @@ TEST(Manifest, Inflight) {
                   .train->ranksInput);
 }
 
+// State every rank keeps its own (compressor error feedback) and PowerSGD's
+// Q, which starts from a seed instead of zero.
+TEST(Manifest, PerRankStateAndInit) {
+  Manifest m = Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "state": [
+        {"name": "w/m", "shape": [4, 3], "dtype": "f32"},
+        {"name": "powersgd.0/residual", "shape": [12], "dtype": "f32",
+         "per_rank": true},
+        {"name": "powersgd.0/q", "shape": [3], "dtype": "f32",
+         "per_rank": true, "init": {"kind": "powersgd_q", "seed": 7}}]}})");
+  const std::vector<TensorSpec> &s = m.train->state;
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_FALSE(s[0].perRank);
+  EXPECT_FALSE(s[0].powerSGDSeed);
+  EXPECT_TRUE(s[1].perRank);
+  EXPECT_FALSE(s[1].powerSGDSeed);
+  EXPECT_TRUE(s[2].perRank);
+  EXPECT_EQ(s[2].powerSGDSeed, 7);
+  auto error = [](const char *entry) {
+    try {
+      Manifest::parse(std::string(R"({"version": 1, "inputs": [],
+          "outputs": [], "params": [], "train": {"lr": 1, "state": [)") +
+                      entry + "]}}");
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(R"({"name": "q", "shape": [3], "dtype": "f32",
+                      "init": {"kind": "ones"}})"),
+            "invalid model manifest: state 'q' has unknown init kind 'ones' "
+            "(expected powersgd_q)");
+  EXPECT_EQ(error(R"({"name": "q", "shape": [3, 2], "dtype": "f32",
+                      "init": {"kind": "powersgd_q", "seed": 1}})"),
+            "invalid model manifest: state 'q' (powersgd_q) must be f32 of one "
+            "static dimension");
+}
+
 // The cluster's nodes and the parts of the optimizer state that parameter
 // servers own (docs/abi.md).
 TEST(Manifest, ClusterAndStateOwners) {

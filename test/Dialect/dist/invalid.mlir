@@ -220,3 +220,43 @@ func.func @waited_twice(%a: tensor<4xf32>) -> tensor<4xf32> {
   %s = dist.wait %f : !dist.future<tensor<4xf32>>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @state_without_feedback(%a: tensor<4xf32>, %e: tensor<4xf32>) {
+  // expected-error@+1 {{compressor 'fp16' keeps no state, but the op has 1 state operand(s)}}
+  %0:2 = dist.all_reduce mean %a state(%e : tensor<4xf32>) {compressor = #dist.compressor<fp16>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @residual_of_another_size(%a: tensor<4x3xf32>, %b: tensor<3xf32>, %e: tensor<12xf32>) {
+  // expected-error@+1 {{state operand #0 must be tensor<15xf32>, got 'tensor<12xf32>'}}
+  %0:3 = dist.all_reduce mean %a, %b state(%e : tensor<12xf32>) {compressor = #dist.compressor<fp16_ef>} : tensor<4x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @powersgd_without_q(%a: tensor<4x6xf32>, %e: tensor<24xf32>) {
+  // expected-error@+1 {{compressor 'powersgd' keeps 2 state tensor(s), got 1}}
+  %0:2 = dist.all_reduce mean %a state(%e : tensor<24xf32>) {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @powersgd_q_of_another_rank(%a: tensor<4x6xf32>, %e: tensor<24xf32>, %q: tensor<18xf32>) {
+  // expected-error@+1 {{state operand #1 must be tensor<12xf32>, got 'tensor<18xf32>'}}
+  %0:3 = dist.all_reduce mean %a state(%e, %q : tensor<24xf32>, tensor<18xf32>) {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @powersgd_state_of_a_bucket(%a: tensor<4x6xf32>, %b: tensor<6xf32>, %e: tensor<24xf32>, %q: tensor<12xf32>) {
+  // expected-error@+1 {{a powersgd all-reduce with state must hold one matrix of static shape (dist-split-powersgd)}}
+  %0:4 = dist.all_reduce mean %a, %b state(%e, %q : tensor<24xf32>, tensor<12xf32>) {compressor = #dist.compressor<powersgd>, powersgd_rank = 2 : i64} : tensor<4x6xf32>, tensor<6xf32>
+  return
+}

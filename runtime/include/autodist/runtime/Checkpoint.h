@@ -15,9 +15,11 @@
 //                          (seed only for models with dropout)
 //   params/<name>.npy      one <f4 array per parameter, manifest order
 //   state/<name>.npy       one <f4 array per optimizer state buffer
-//   residuals/rank<r>.npy  with fp16 error feedback: rank r's residuals, all
-//                          buckets in order (sizes in checkpoint.json
-//                          "residual_sizes"), one per rank of the run
+//   residuals/rank<r>.npy  with per-rank state (manifest `per_rank`: error
+//                          feedback, PowerSGD's Q, weight prediction's local
+//                          gradients): rank r's entries in manifest order
+//                          (sizes in checkpoint.json "residual_sizes"), one
+//                          per rank of the run
 // so numpy.load(DIR + "/checkpoint.npz")["params/fc1.weight"] reads it too.
 //
 //===----------------------------------------------------------------------===//
@@ -48,9 +50,9 @@ struct CheckpointInfo {
   std::optional<uint64_t> seed;
 };
 
-/// The error-feedback residuals of every rank (compress::residuals()):
-/// `perRank[r]` is rank r's residuals of all buckets, concatenated in bucket
-/// order; `sizes` are the buckets' element counts.
+/// The per-rank state of every rank (manifest `per_rank` state entries):
+/// `perRank[r]` is rank r's entries, concatenated in manifest order
+/// (`sizes`: their element counts).
 struct Residuals {
   std::vector<int64_t> sizes;
   std::vector<std::vector<float>> perRank;

@@ -12,7 +12,6 @@
 #include "autodist/runtime/Comm.h"
 
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,39 +27,31 @@ float roundToHalf(float x);
 /// the f32 sum (mean) of the ranks' half-rounded values.
 void allreduceFp16(float *data, int64_t n, ReduceOp op);
 
-/// `allreduceFp16` with error feedback: before rounding, this rank adds the
-/// residual it kept for `bucket` (zero at first), and keeps the new rounding
-/// error `(g + e) - half(g + e)` as the residual.
-void allreduceFp16EF(float *data, int64_t n, ReduceOp op, int32_t bucket);
+/// `allreduceFp16` with error feedback: before rounding, this rank adds its
+/// residual `e` (`n` floats, this bucket's state, zero at first) and keeps
+/// the new rounding error `(g + e) - half(g + e)` in it.
+void allreduceFp16EF(float *data, int64_t n, ReduceOp op, float *e);
+
+/// The rank PowerSGD uses for a `rows` x `cols` matrix when asked for
+/// `rank`: min(rank, rows, cols). Q has `cols` x that many elements.
+int64_t powerSGDRank(int64_t rows, int64_t cols, int64_t rank);
+
+/// PowerSGD's first Q (`n` floats): uniform in [-1, 1) from splitmix64
+/// seeded by `seed`, the same on every rank (manifest state entries with
+/// `"init": {"kind": "powersgd_q", "seed": S}`).
+void initPowerSGDQ(float *q, int64_t n, int64_t seed);
 
 /// PowerSGD (Vogels et al. 2019) with error feedback of the `rows` x `cols`
-/// row-major matrix `data`, rank `rank` (at most min(rows, cols)): with
+/// row-major matrix `data`, rank r = powerSGDRank(rows, cols, rank): with
 /// M = data + e, P = M Q is all-reduced (mean) and orthonormalized
 /// (Gram-Schmidt), Q = M^T P all-reduced (mean), and `data` becomes P Q^T
-/// (times the number of ranks for a sum); e = M - P Q^T. State slots
-/// `slot` (e, zero at first) and `slot + 1` (Q, warm-started across steps;
-/// at first drawn from a generator seeded with `slot`, the same on every
-/// rank) live in residuals(). Returns the two all-reduces' payload bytes.
+/// (times the number of ranks for a sum); e = M - P Q^T. `e` (rows * cols,
+/// zero at first) and `q` (cols * r, from initPowerSGDQ at first, then
+/// warm-started from the previous step) are this matrix's state on this
+/// rank, updated in place. Returns the two all-reduces' payload bytes.
 std::pair<int64_t, int64_t> allreducePowerSGD(float *data, int64_t rows,
                                               int64_t cols, int64_t rank,
-                                              ReduceOp op, int32_t slot);
-
-/// This rank's compressor state by slot (fp16_ef: a bucket's residual;
-/// PowerSGD: a matrix's residual and Q), for tests and checkpoints. A slot
-/// is created by its first use; a slot of another size makes the
-/// compressors throw (setResiduals).
-std::vector<std::vector<float>> &residuals();
-
-/// The sizes of this rank's slots, and all of them concatenated in slot
-/// order (a checkpoint's form).
-std::vector<int64_t> residualSizes();
-std::vector<float> flatResiduals();
-/// Replaces this rank's slots by `flat` cut into `sizes`, restored from
-/// `origin` (e.g. "checkpoint 'ck/checkpoint.npz'"): from then on a slot
-/// the program uses must be one of them, of its size, or the compressors
-/// throw an Error naming `origin`.
-void setResiduals(const std::vector<int64_t> &sizes,
-                  const std::vector<float> &flat, const std::string &origin);
+                                              ReduceOp op, float *e, float *q);
 
 } // namespace autodist::rt::compress
 

@@ -46,6 +46,14 @@ struct TensorSpec {
   /// Optimizer state only: the pieces held by parameter servers; the rest
   /// is the same on every rank.
   std::vector<OwnedPiece> owners;
+  /// State only (`"per_rank": true`): every rank keeps its own value (the
+  /// compressors' error feedback, weight prediction's local gradients);
+  /// checkpoints hold each rank's.
+  bool perRank = false;
+  /// State only (`"init": {"kind": "powersgd_q", "seed": S}`): PowerSGD's
+  /// Q, which starts from compress::initPowerSGDQ(S); otherwise state starts
+  /// at zero.
+  std::optional<int64_t> powerSGDSeed;
 
   /// The shape with every -1 replaced by `batch`.
   std::vector<int64_t> withBatch(int64_t batch) const;
@@ -66,7 +74,7 @@ struct TrainSpec {
   std::string loss, optimizer;
   double lr = 0;
   std::optional<TensorSpec> labels;   // absent: the loss takes no labels
-  std::vector<TensorSpec> state;      // optimizer state, f32, starts at zero
+  std::vector<TensorSpec> state;      // step state, f32, starts at zero
   std::vector<InflightSpec> inflight; // in-flight state, starts empty
   /// The train step takes the number of ranks (f32, rank 0) last.
   bool ranksInput = false;

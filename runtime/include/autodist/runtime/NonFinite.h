@@ -37,8 +37,8 @@ const char *nonFiniteName(float v);
 /// What is non-finite after a step, as a phrase for a message ("the loss is
 /// NaN", "parameter 'fc1.weight' became +inf (element 3)"), or nullopt when
 /// everything is finite. Looks at `loss`, every f32 parameter and every
-/// optimizer state buffer without `owners` (those are the same on every
-/// rank, so all ranks reach the same verdict without communicating).
+/// state buffer neither with `owners` nor per rank (those are the same on
+/// every rank, so all ranks reach the same verdict without communicating).
 std::optional<std::string>
 findNonFinite(float loss, const std::vector<TensorSpec> &paramSpecs,
               const std::vector<Tensor> &params,
