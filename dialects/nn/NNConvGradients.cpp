@@ -195,9 +195,13 @@ LogicalResult GatherOp::buildVJP(OpBuilder &b, ArrayRef<Value> resultGrads,
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0)
     axis += data.getRank();
-  Value dd = GatherGradOp::create(b, getLoc(), resultGrads[0], getIndices(),
-                                  b.getI64IntegerAttr(axis),
-                                  b.getI64IntegerAttr(data.getDimSize(axis)));
+  // A dynamic axis (flattened batch rows) is sized from the data at run
+  // time.
+  bool dynamic = data.isDynamicDim(axis);
+  Value dd = GatherGradOp::create(
+      b, getLoc(), resultGrads[0], getIndices(),
+      dynamic ? getData() : Value(), b.getI64IntegerAttr(axis),
+      b.getI64IntegerAttr(dynamic ? -1 : data.getDimSize(axis)));
   operandGrads.assign({dd, Value()});
   return success();
 }

@@ -570,12 +570,21 @@ GatherGradOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                              g.size(), " and indices of rank ", idxRank);
   if (axis < 0)
     axis += rank;
-  if (op.getAxisSize() < 1)
-    return emitOptionalError(loc, "nn.gather_grad axis_size must be >= 1");
+  if (op.getAxisSize() < 1 && op.getAxisSize() != -1)
+    return emitOptionalError(loc, "nn.gather_grad axis_size must be >= 1, or "
+                                  "-1 for a dynamic axis");
   SmallVector<int64_t> out(g.take_front(axis));
-  out.push_back(op.getAxisSize());
+  out.push_back(op.getAxisSize() == -1 ? ShapedType::kDynamic
+                                       : op.getAxisSize());
   llvm::append_range(out, g.drop_front(axis + idxRank));
   results.push_back(RankedTensorType::get(out, Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult GatherGradOp::verify() {
+  if ((getAxisSize() == -1) != static_cast<bool>(getData()))
+    return emitOpError("takes the data operand exactly when its axis is "
+                       "dynamic (axis_size = -1)");
   return success();
 }
 

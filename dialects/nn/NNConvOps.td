@@ -433,14 +433,20 @@ def NN_GatherGradOp : NN_Op<"gather_grad"> {
     that occurs several times receives the sum. Lowers to `scf.for` loops
     over the indices, each adding its slice of `grad` into the result in
     place (`tensor.extract_slice` / `linalg.generic` / `tensor.insert_slice`).
+    A dynamic axis (`axis_size = -1`, e.g. the batch of flattened logits)
+    takes its size at run time from `data`, the forward's data operand.
 
     ```mlir
     %dt = nn.gather_grad %dy, %ids {axis = 0 : i64, axis_size = 100 : i64}
         : (tensor<?x8x16xf32>, tensor<?x8xi64>) -> tensor<100x16xf32>
+    %dl = nn.gather_grad %dy, %rows, %logits {axis = 0 : i64, axis_size = -1 : i64}
+        : (tensor<?x10xf32>, tensor<?xi64>, tensor<?x10xf32>) -> tensor<?x10xf32>
     ```
   }];
   let arguments = (ins NN_F32Tensor:$grad, RankedTensorOf<[I64, I32]>:$indices,
+                   Optional<NN_F32Tensor>:$data,
                    I64Attr:$axis, I64Attr:$axis_size);
+  let hasVerifier = 1;
   let results = (outs NN_F32Tensor:$result);
 }
 

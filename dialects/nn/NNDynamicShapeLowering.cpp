@@ -315,3 +315,33 @@ Results SliceDynamicOp::lowerToLinalg(OpBuilder &b) {
           .getResult(0);
   return SmallVector<Value>{out};
 }
+
+Results RangeOp::lowerToLinalg(OpBuilder &b) {
+  Scalars s(b, *this, "Range");
+  Location loc = getLoc();
+  Type elem = getType().getElementType();
+  auto scalar = [&](Value t) -> Value {
+    Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{});
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value start = scalar(getStart()), limit = scalar(getLimit()),
+        delta = scalar(getDelta());
+  s.check(s.no(s.eq(delta, s.c(0))), "delta is 0");
+  Value count = s.max(
+      arith::CeilDivSIOp::create(b, loc, s.sub(limit, start), delta), s.c(0));
+  Value empty = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, elem, ValueRange{count});
+  auto map = b.getMultiDimIdentityMap(1);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{empty.getType()}, ValueRange{}, ValueRange{empty},
+      ArrayRef<AffineMap>{map},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        Value i = linalg::IndexOp::create(nb, l, 0);
+        Value v = arith::AddIOp::create(nb, l, start,
+                                        arith::MulIOp::create(nb, l, i, delta));
+        linalg::YieldOp::create(
+            nb, l, arith::IndexCastOp::create(nb, l, elem, v).getResult());
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}

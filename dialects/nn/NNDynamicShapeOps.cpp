@@ -155,4 +155,25 @@ LogicalResult SliceDynamicOp::verify() {
   return success();
 }
 
+LogicalResult RangeOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr,
+                                        OpaqueProperties, RegionRange,
+                                        SmallVectorImpl<Type> &results) {
+  Type elem = cast<RankedTensorType>(operands[0].getType()).getElementType();
+  results.push_back(RankedTensorType::get({ShapedType::kDynamic}, elem));
+  return success();
+}
+
+LogicalResult RangeOp::verify() {
+  Type elem = getStart().getType().getElementType();
+  if (getLimit().getType().getElementType() != elem ||
+      getDelta().getType().getElementType() != elem)
+    return emitOpError("start, limit and delta must have one element type, "
+                       "got ")
+           << getStart().getType() << ", " << getLimit().getType() << " and "
+           << getDelta().getType();
+  return success();
+}
+
 } // namespace autodist::nn

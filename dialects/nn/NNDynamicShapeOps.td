@@ -102,4 +102,25 @@ def NN_SliceDynamicOp : NN_Op<"slice_dynamic"> {
   let hasVerifier = 1;
 }
 
+def NN_RangeOp : NN_Op<"range"> {
+  let summary = "The integers start, start + delta, ... below limit, at run time";
+  let description = [{
+    ONNX `Range` of int64 or int32 scalars known only at run time (e.g.
+    `torch.arange(batch)`, whose limit reads the dynamic batch): element
+    `i` is `start + i * delta`, for `max(ceil((limit - start) / delta), 0)`
+    elements; a `delta` of 0 stops the program. Ranges of constants are
+    folded at import instead.
+
+    ```mlir
+    %r = nn.range %start, %limit, %delta
+        : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64, I32]>:$start,
+                   0DTensorOf<[I64, I32]>:$limit,
+                   0DTensorOf<[I64, I32]>:$delta);
+  let results = (outs 1DTensorOf<[I64, I32]>:$result);
+  let hasVerifier = 1;
+}
+
 #endif // AUTODIST_NN_DYNAMIC_SHAPE_OPS

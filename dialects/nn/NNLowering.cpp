@@ -1267,6 +1267,108 @@ Results ReduceMaxOp::lowerToLinalg(OpBuilder &b) {
   return lowerReshape(b, *this, max);
 }
 
+/// ArgMax (`max`) or ArgMin along `axis`: one linalg.generic carrying the
+/// best value and its index, the first among ties unless `last`; a NaN
+/// wins over any number (the first NaN, or the last with `last`).
+static Results lowerArg(OpBuilder &b, Operation *op, Value input, int64_t axis,
+                        bool max, bool last) {
+  Location loc = op->getLoc();
+  auto inType = cast<RankedTensorType>(input.getType());
+  Type elem = inType.getElementType();
+  int64_t rank = inType.getRank();
+  SmallVector<int64_t> outShape;
+  SmallVector<Value> dyn;
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == axis)
+      continue;
+    outShape.push_back(inType.getDimSize(i));
+    outExprs.push_back(b.getAffineDimExpr(i));
+    if (inType.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, input, i));
+  }
+  // The start: the worst value (the first element then always wins, or
+  // ties with it), index 0.
+  TypedAttr worst;
+  if (auto f = dyn_cast<FloatType>(elem))
+    worst = b.getFloatAttr(
+        elem, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/max));
+  else
+    worst = b.getIntegerAttr(
+        elem, max ? APInt::getSignedMinValue(elem.getIntOrFloatBitWidth())
+                  : APInt::getSignedMaxValue(elem.getIntOrFloatBitWidth()));
+  Value best =
+      linalg::FillOp::create(
+          b, loc, arith::ConstantOp::create(b, loc, worst).getResult(),
+          tensor::EmptyOp::create(b, loc, outShape, elem, dyn).getResult())
+          .getResult(0);
+  Value index =
+      linalg::FillOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)).getResult(),
+          tensor::EmptyOp::create(b, loc, outShape, b.getI64Type(), dyn)
+              .getResult())
+          .getResult(0);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outExprs, b.getContext()),
+      AffineMap::get(rank, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters[axis] = utils::IteratorType::reduction;
+  bool isFloat = isa<FloatType>(elem);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{best.getType(), index.getType()}, ValueRange{input},
+      ValueRange{best, index}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value x = a[0], cur = a[1];
+        Value better;
+        if (isFloat) {
+          auto strict =
+              max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT;
+          auto loose =
+              max ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE;
+          Value xNaN =
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, x, x);
+          Value curNaN =
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, cur, cur);
+          Value cmp =
+              arith::CmpFOp::create(nb, l, last ? loose : strict, x, cur);
+          // A NaN wins over numbers; among NaNs the first (or the last).
+          Value nanWins =
+              last ? xNaN
+                   : arith::AndIOp::create(
+                         nb, l, xNaN,
+                         arith::XOrIOp::create(
+                             nb, l, curNaN,
+                             arith::ConstantIntOp::create(nb, l, 1, 1)));
+          better = arith::OrIOp::create(nb, l, cmp, nanWins);
+        } else {
+          auto pred = max ? (last ? arith::CmpIPredicate::sge
+                                  : arith::CmpIPredicate::sgt)
+                          : (last ? arith::CmpIPredicate::sle
+                                  : arith::CmpIPredicate::slt);
+          better = arith::CmpIOp::create(nb, l, pred, x, cur);
+        }
+        Value at = arith::IndexCastOp::create(
+            nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, better, x, cur),
+                       arith::SelectOp::create(nb, l, better, at, a[2])});
+      });
+  return lowerReshape(b, op, generic.getResult(1));
+}
+
+Results ArgMaxOp::lowerToLinalg(OpBuilder &b) {
+  return lowerArg(b, *this, getInput(), getAxis(), /*max=*/true,
+                  getSelectLastIndex());
+}
+
+Results ArgMinOp::lowerToLinalg(OpBuilder &b) {
+  return lowerArg(b, *this, getInput(), getAxis(), /*max=*/false,
+                  getSelectLastIndex());
+}
+
 Results TransposeOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   RankedTensorType type = getType();
@@ -1700,7 +1802,12 @@ Results GatherOp::lowerToLinalg(OpBuilder &b) {
     idxExprs.push_back(b.getAffineDimExpr(axis + j));
   AffineMap idxMap =
       AffineMap::get(type.getRank(), 0, idxExprs, b.getContext());
-  int64_t axisSize = getData().getType().getDimSize(axis);
+  // A dynamic axis (flattened batch rows) is bounded at run time.
+  int64_t staticSize = getData().getType().getDimSize(axis);
+  Value axisSize =
+      ShapedType::isDynamic(staticSize)
+          ? tensor::DimOp::create(b, loc, data, axis).getResult()
+          : arith::ConstantIndexOp::create(b, loc, staticSize).getResult();
   SmallVector<utils::IteratorType> par(type.getRank(),
                                        utils::IteratorType::parallel);
   Value out =

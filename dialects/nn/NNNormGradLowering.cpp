@@ -37,7 +37,11 @@ Results GatherGradOp::lowerToLinalg(OpBuilder &b) {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0)
     axis += rank;
-  int64_t axisSize = static_cast<int64_t>(getAxisSize());
+  // A dynamic axis is the forward data's, read at run time.
+  Value axisSize =
+      getAxisSize() == -1
+          ? tensor::DimOp::create(b, loc, getData(), axis).getResult()
+          : arith::ConstantIndexOp::create(b, loc, getAxisSize()).getResult();
   // A scatter-add, one slice per index: for each position j of `indices`,
   // dd[pre..., indices[j], post...] += dy[pre..., j..., post...], as loops
   // over the indices carrying the result (bufferized in place). Each slice
@@ -48,7 +52,9 @@ Results GatherGradOp::lowerToLinalg(OpBuilder &b) {
   SmallVector<Value> dyn;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
-      dyn.push_back(tensor::DimOp::create(b, loc, dy, dyDim(i)));
+      dyn.push_back(i == axis ? axisSize
+                              : tensor::DimOp::create(b, loc, dy, dyDim(i))
+                                    .getResult());
   Value empty =
       tensor::EmptyOp::create(b, loc, type.getShape(), b.getF32Type(), dyn);
   Value init = linalg::FillOp::create(b, loc, f32Const(b, loc, 0.0f), empty)

@@ -454,6 +454,52 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult FlattenOp::verify() { return success(); }
 
 //===----------------------------------------------------------------------===//
+// ArgMaxOp, ArgMinOp
+//===----------------------------------------------------------------------===//
+
+/// The input's shape with `axis` kept as 1 or dropped, of i64 indices.
+template <typename OpTy>
+static LogicalResult inferArg(MLIRContext *ctx, std::optional<Location> loc,
+                              ValueRange operands, DictionaryAttr attrs,
+                              OpaqueProperties props,
+                              SmallVectorImpl<Type> &results) {
+  typename OpTy::Adaptor op(operands, attrs, props);
+  auto shape = rankedType(op.getInput()).getShape();
+  int64_t axis = op.getAxis(), rank = shape.size();
+  if (axis < 0 || axis >= rank)
+    return emitOptionalError(loc, OpTy::getOperationName(), " axis ", axis,
+                             " is out of range for rank ", rank);
+  SmallVector<int64_t> out;
+  for (auto [i, d] : llvm::enumerate(shape))
+    if ((int64_t)i != axis)
+      out.push_back(d);
+    else if (op.getKeepdims())
+      out.push_back(1);
+  results.push_back(RankedTensorType::get(out, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+/// A reduction over an empty axis has no index to return.
+static LogicalResult verifyArg(Operation *op, Value input, int64_t axis) {
+  if (rankedType(input).getDimSize(axis) == 0)
+    return op->emitOpError("reduces an axis of size 0");
+  return success();
+}
+
+#define ARG_OP(Op)                                                             \
+  LogicalResult Op::inferReturnTypes(                                          \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
+      DictionaryAttr attrs, OpaqueProperties props, RegionRange,               \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferArg<Op>(ctx, loc, operands, attrs, props, results);            \
+  }                                                                            \
+  LogicalResult Op::verify() { return verifyArg(*this, getInput(), getAxis()); }
+
+ARG_OP(ArgMaxOp)
+ARG_OP(ArgMinOp)
+#undef ARG_OP
+
+//===----------------------------------------------------------------------===//
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
@@ -509,6 +555,34 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *ctx,
                                " into ", shapeStr(out));
     if (inferred >= 0)
       out[inferred] = total / known;
+  } else if (inferred >= 0) {
+    // Dynamic dims copied in place (`0`) are on both sides and cancel:
+    // `[T, B, 2, H]` to `[0, 0, -1]` is `[T, B, 2 H]`.
+    int64_t staticIn = 1, staticOut = 1;
+    bool cancels = true;
+    for (auto [i, d] : llvm::enumerate(in)) {
+      bool copied = i < target.size() && target[i] == 0;
+      if (ShapedType::isDynamic(d) && !copied)
+        cancels = false;
+      else if (!ShapedType::isDynamic(d) &&
+               llvm::MulOverflow(staticIn, d, staticIn))
+        return tooLarge(in);
+    }
+    for (auto [i, d] : llvm::enumerate(out)) {
+      bool copied = target[i] == 0;
+      if ((int)i == inferred || (copied && ShapedType::isDynamic(d)))
+        continue;
+      if (ShapedType::isDynamic(d))
+        cancels = false;
+      else if (llvm::MulOverflow(staticOut, d, staticOut))
+        return tooLarge(out);
+    }
+    if (cancels) {
+      if (staticOut == 0 || staticIn % staticOut != 0)
+        return emitOptionalError(loc, "nn.reshape cannot reshape ",
+                                 shapeStr(in), " into ", shapeStr(out));
+      out[inferred] = staticIn / staticOut;
+    }
   }
   results.push_back(
       RankedTensorType::get(out, rankedType(op.getInput()).getElementType()));
@@ -759,15 +833,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult GatherOp::verify() {
-  int64_t rank = getData().getType().getRank();
-  int64_t axis = static_cast<int64_t>(getAxis());
-  if (axis < 0)
-    axis += rank;
-  if (ShapedType::isDynamic(getData().getType().getDimSize(axis)))
-    return emitOpError("gathers along dynamic dim ") << axis;
-  return success();
-}
+LogicalResult GatherOp::verify() { return success(); }
 
 std::optional<int64_t> GatherOp::getIndexBound(unsigned index) {
   if (index != 1)
@@ -775,7 +841,10 @@ std::optional<int64_t> GatherOp::getIndexBound(unsigned index) {
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0)
     axis += getData().getType().getRank();
-  return getData().getType().getDimSize(axis);
+  int64_t size = getData().getType().getDimSize(axis);
+  if (ShapedType::isDynamic(size))
+    return std::nullopt; // known at run time only (checked there)
+  return size;
 }
 
 bool GatherOp::isSparseOperand(unsigned index) {

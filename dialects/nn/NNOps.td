@@ -588,6 +588,35 @@ def NN_ReduceSumOp : NN_ReduceOp<"reduce_sum", "ReduceSum", "Sum">;
 def NN_ReduceMeanOp : NN_ReduceOp<"reduce_mean", "ReduceMean", "Mean">;
 def NN_ReduceMaxOp : NN_ReduceOp<"reduce_max", "ReduceMax", "Maximum">;
 
+/// The element types ArgMax and ArgMin compare: floats and signed integers.
+def NN_OrderedTensor : RankedTensorOf<[F32, F64, F16, BF16, I64, I32, I16, I8]>;
+
+class NN_ArgOp<string mnemonic, string onnxName, string which>
+    : NN_Op<mnemonic> {
+  let summary = "Index of the " # which # " along an axis";
+  let description = [{
+    ONNX `}] # onnxName # [{`: the int64 index along `axis` (non-negative,
+    the importer resolves negative ones) of the }] # which # [{ of each
+    slice, the first one among ties, or the last with `select_last_index`.
+    A NaN counts as the }] # which # [{ (the first NaN, as numpy and
+    PyTorch). The axis is kept with size 1 when `keepdims` is true (the
+    default). No gradient: the result is an index.
+
+    ```mlir
+    %i = nn.}] # mnemonic # [{ %x {axis = 1 : i64, keepdims = false}
+        : (tensor<?x10xf32>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins NN_OrderedTensor:$input, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                   DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let hasVerifier = 1;
+}
+
+def NN_ArgMaxOp : NN_ArgOp<"arg_max", "ArgMax", "maximum">;
+def NN_ArgMinOp : NN_ArgOp<"arg_min", "ArgMin", "minimum">;
+
 def NN_TransposeOp : NN_DiffOp<"transpose"> {
   let summary = "Permutes the dims";
   let description = [{

@@ -162,8 +162,15 @@ Value buildMappedElementwise(
 
 Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
   // In the index's own width (i64, or i32 for ONNX's int32 indices).
+  Value n = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(index.getType(), size));
+  return wrapNegativeIndex(b, loc, index, n);
+}
+
+Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, Value n) {
   Type t = index.getType();
-  Value n = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, size));
+  if (n.getType() != t)
+    n = arith::IndexCastOp::create(b, loc, t, n);
   Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
   Value neg =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
@@ -173,10 +180,19 @@ Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, int64_t size) {
 
 Value checkedIndex(OpBuilder &b, Location loc, Value index, int64_t size,
                    StringRef message) {
-  Value wrapped = wrapNegativeIndex(b, loc, index, size);
+  Value n = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(index.getType(), size));
+  return checkedIndex(b, loc, index, n, message);
+}
+
+Value checkedIndex(OpBuilder &b, Location loc, Value index, Value size,
+                   StringRef message) {
   Type t = index.getType();
+  Value bound = size.getType() == t
+                    ? size
+                    : arith::IndexCastOp::create(b, loc, t, size).getResult();
+  Value wrapped = wrapNegativeIndex(b, loc, index, bound);
   Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0));
-  Value bound = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, size));
   Value inRange = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, wrapped, zero),

@@ -79,6 +79,9 @@ mlir::Value buildMappedElementwise(
 /// (counting from the end) wrapped to non-negative ones.
 mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value index, int64_t size);
+/// The same with the size a run-time value (an `index` or the index's type).
+mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value index, mlir::Value size);
 
 /// `index` (i64 or i32) into a dim of size `size` as an `index`: negative
 /// ones wrapped from the end, and checked to lie in [0, size) (a cf.assert
@@ -86,6 +89,10 @@ mlir::Value wrapNegativeIndex(mlir::OpBuilder &b, mlir::Location loc,
 /// writing out of bounds.
 mlir::Value checkedIndex(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value index, int64_t size,
+                         llvm::StringRef message);
+/// The same with the size a run-time value (a dynamic dim).
+mlir::Value checkedIndex(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value index, mlir::Value size,
                          llvm::StringRef message);
 
 /// Dim `d` of the ranked tensor `v`: a constant index when static, else a

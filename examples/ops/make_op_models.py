@@ -1029,14 +1029,16 @@ def bad_models():
             mk("ReduceMax", ["x"], ["m"], axes=[0], keepdims=0),
             mk("Cast", ["m"], ["s"], to=TensorProto.INT64),
             mk("Expand", ["x", "s"], ["y"], name="bad")], x2, 13),
-        # Range to the dynamic batch size: unknown at import.
+        # A float Range to the dynamic batch size: an int64 one is computed
+        # at run time (nn.range), a float one needs constants.
         "range_batch": bad_model("range_batch", [
             mk("Shape", ["x"], ["sh"]),
             mk("Constant", [], ["z"], value=t(0)),
-            mk("Constant", [], ["o"], value=t(1)),
+            mk("Constant", [], ["zf"], value=helper.make_tensor("zf", TensorProto.FLOAT, [], [0.0])),
+            mk("Constant", [], ["of"], value=helper.make_tensor("of", TensorProto.FLOAT, [], [1.0])),
             mk("Gather", ["sh", "z"], ["b"], axis=0),
-            mk("Range", ["z", "b", "o"], ["r"], name="bad"),
-            mk("Cast", ["r"], ["y"], to=TensorProto.FLOAT)], x2, 13),
+            mk("Cast", ["b"], ["bf"], to=TensorProto.FLOAT),
+            mk("Range", ["zf", "bf", "of"], ["y"], name="bad")], x2, 13),
         # Arithmetic on bool (invalid ONNX) and on mixed types.
         "add_bool": bad_model("add_bool", [
             mk("Cast", ["x"], ["i"], to=TensorProto.BOOL),

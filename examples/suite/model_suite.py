@@ -183,12 +183,16 @@ class T5Classifier(nn.Module):
 
 class RNNClassifier(nn.Module):
     """nn.LSTM or nn.GRU (batch_first) over token embeddings; the last
-    step's hidden state goes to a linear classifier."""
+    step's hidden state goes to a linear classifier. With layers=2 and
+    bidirectional the exporter reshapes the first layer's [T, 2, B, H]
+    output to the second's [T, B, 2 H] input with a copied batch dim."""
 
-    def __init__(self, rnn):
+    def __init__(self, rnn, layers=1, bidirectional=False):
         super().__init__()
         self.emb = nn.Embedding(64, 32)
-        self.rnn = rnn(32, 32, batch_first=True)
+        hidden = 16 if bidirectional else 32
+        self.rnn = rnn(32, hidden, num_layers=layers, batch_first=True,
+                       bidirectional=bidirectional)
         self.head = nn.Linear(32, 10)
 
     def forward(self, ids):
@@ -288,11 +292,21 @@ MODELS = {
         "PersimmonForCausalLM", "PersimmonConfig", vocab_size=64, hidden_size=32,
         num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
         max_position_embeddings=40, hidden_dropout=0.0, attention_dropout=0.0)),
+    # The last non-padding token's logits, found by ArgMax of the first
+    # padding id 0. The data pads every row: without padding transformers
+    # 4.36 indexes with -1, which the export's flattened Gather resolves to
+    # the previous row's last token (onnxruntime agrees with us there, not
+    # with PyTorch eager).
+    "gpt2_seqcls": ("transformers", lambda: (hf_encoder(
+        "GPT2ForSequenceClassification", "GPT2Config", pad_token_id=0, resid_pdrop=0.0,
+        embd_pdrop=0.0, attn_pdrop=0.0)[0], "classify_tokens_rightpad")),
     "ctrl": ("transformers", hf_causal(
         "CTRLLMHeadModel", "CTRLConfig", vocab_size=64, n_embd=32, n_layer=2, n_head=2,
         dff=64, n_positions=40, resid_pdrop=0.0, embd_pdrop=0.0)),
     "lstm": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.LSTM))),
     "gru": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.GRU))),
+    "bilstm2": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.LSTM, 2, True))),
+    "bigru2": ("torch.nn", classify_tokens(lambda: RNNClassifier(nn.GRU, 2, True))),
     "embedding_bag": ("torch.nn", classify_tokens(BagRecommender)),
     "embedding_bag_mean": ("torch.nn", classify_tokens(lambda: BagRecommender("mean"))),
     "embedding_bag_max": ("torch.nn", classify_tokens(lambda: BagRecommender("max"))),
@@ -312,7 +326,15 @@ def settings(name):
 
 
 def make_data(kind, n, seed, side):
-    """torch_models.make_data, with images of side x side."""
+    """torch_models.make_data, with images of side x side; for
+    "classify_tokens_rightpad" token ids 1..63 followed by 1 to 4 padding
+    ids 0 per row (a sequence classifier reads the last non-padding token)."""
+    if kind == "classify_tokens_rightpad":
+        data = torch_models.make_data("classify_tokens_nopad", n, seed)
+        ids = data["ids"]
+        for i in range(n):
+            ids[i, ids.shape[1] - 1 - i % 4:] = 0
+        return data
     if kind != "image" or side == 32:
         return torch_models.make_data(kind, n, seed)
     g = torch.Generator().manual_seed(seed)

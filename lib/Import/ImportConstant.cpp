@@ -9,6 +9,7 @@
 #include "nn/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 #include <onnx/onnx_pb.h>
@@ -205,7 +206,51 @@ FailureOr<Value> importConstantOfShape(NodeImporter &n) {
       .getResult();
 }
 
+/// Range of int64/int32 scalars one of which is known only at run time
+/// (`torch.arange(batch)`): nn.range, the constants among them
+/// materialized.
+FailureOr<Value> runTimeRange(NodeImporter &n) {
+  SmallVector<Value> operands;
+  Type elem;
+  for (int i = 0; i < 3; ++i) {
+    std::optional<Value> v = n.runTimeValue(i);
+    const IntConstant *c = n.intConstant(i);
+    if (!v && c && !c->hasUnknown() && c->values.size() == 1 && !c->isBool) {
+      auto t = RankedTensorType::get({}, c->isInt32 ? n.b.getI32Type()
+                                                    : n.b.getI64Type());
+      v = c->isInt32
+              ? arith::ConstantOp::create(
+                    n.b, n.loc(),
+                    DenseElementsAttr::get(t,
+                                           static_cast<int32_t>(c->values[0])))
+                    .getResult()
+              : arith::ConstantOp::create(
+                    n.b, n.loc(), DenseElementsAttr::get(t, c->values[0]))
+                    .getResult();
+    }
+    auto t = v ? dyn_cast<RankedTensorType>(v->getType()) : RankedTensorType();
+    if (!t || t.getNumElements() != 1 ||
+        !(t.getElementType().isSignlessInteger(64) ||
+          t.getElementType().isSignlessInteger(32)) ||
+        (elem && t.getElementType() != elem)) {
+      n.error() << "input " << i
+                << " must be an int64 or int32 scalar like the others";
+      return failure();
+    }
+    elem = t.getElementType();
+    if (t.getRank() != 0) // a 1-element vector, as exporters sometimes give
+      v = tensor::CollapseShapeOp::create(n.b, n.loc(),
+                                          RankedTensorType::get({}, elem), *v,
+                                          ArrayRef<ReassociationIndices>{});
+    operands.push_back(*v);
+  }
+  return n.build<nn::RangeOp>(operands, {});
+}
+
 FailureOr<Value> importRange(NodeImporter &n) {
+  for (int i = 0; i < 3; ++i)
+    if (const IntConstant *c = n.intConstant(i); c && c->hasUnknown())
+      return runTimeRange(n);
   // Int64 ranges were folded already; a float one needs constant scalars.
   double args[3];
   for (int i = 0; i < 3; ++i) {
@@ -268,11 +313,12 @@ void registerConstantOps(OpRegistry &r) {
          11,
          {},
          importRange,
-         {fold::range, 1, 0},
-         {"", "`arith.constant`", "—",
+         {fold::range, 1, 0, false, /*paramsAtRunTime=*/true},
+         {"", "`arith.constant`, `nn.range`", "—",
           "constant scalar inputs. Int64: an int64 constant (e.g. position "
           "ids, read as data by Gather); float32: an `arith.constant` "
-          "tensor"}});
+          "tensor. Int64/int32 inputs that read the dynamic batch "
+          "(`torch.arange(batch)`) are computed at run time (`nn.range`)"}});
 }
 
 } // namespace autodist::detail

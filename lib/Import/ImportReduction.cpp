@@ -1,5 +1,4 @@
-//===- ImportReduction.cpp - ReduceSum/Mean/Max, CumSum
-//--------------------===//
+//===- ImportReduction.cpp - ReduceSum/Mean/Max, ArgMax/Min, CumSum ------===//
 
 #include "Importer.h"
 #include "nn/NNOps.h"
@@ -11,19 +10,26 @@ using namespace mlir;
 namespace autodist::detail {
 namespace {
 
+/// Fails, naming the first, unless every attribute `names` is 0 or 1.
+LogicalResult checkFlags(NodeImporter &n, ArrayRef<StringRef> names) {
+  for (StringRef name : names) {
+    int64_t v = n.attrInt(name);
+    if (v != 0 && v != 1) {
+      n.error() << "attribute '" << name << "' must be 0 or 1";
+      return failure();
+    }
+  }
+  return success();
+}
+
 template <typename OpTy> FailureOr<Value> importReduce(NodeImporter &n) {
   FailureOr<Value> x = n.operand(0);
   if (failed(x))
     return failure();
+  if (failed(checkFlags(n, {"keepdims", "noop_with_empty_axes"})))
+    return failure();
   int64_t keepdims = n.attrInt("keepdims");
   int64_t noop = n.attrInt("noop_with_empty_axes");
-  if ((keepdims != 0 && keepdims != 1) || (noop != 0 && noop != 1)) {
-    n.error() << "attribute '"
-              << (keepdims != 0 && keepdims != 1 ? "keepdims"
-                                                 : "noop_with_empty_axes")
-              << "' must be 0 or 1";
-    return failure();
-  }
   OpBuilder &b = n.b;
   std::optional<std::vector<int64_t>> axes;
   std::optional<Value> runTime =
@@ -96,18 +102,36 @@ FailureOr<Value> importCumSum(NodeImporter &n) {
     if (a < 0)
       a += rank;
   }
-  int64_t exclusive = n.attrInt("exclusive"), reverse = n.attrInt("reverse");
-  if ((exclusive != 0 && exclusive != 1) || (reverse != 0 && reverse != 1)) {
-    n.error() << "attribute '"
-              << (exclusive != 0 && exclusive != 1 ? "exclusive" : "reverse")
-              << "' must be 0 or 1";
+  if (failed(checkFlags(n, {"exclusive", "reverse"})))
     return failure();
-  }
+  int64_t exclusive = n.attrInt("exclusive"), reverse = n.attrInt("reverse");
   OpBuilder &b = n.b;
   return n.build<nn::CumSumOp>(
       operands, {b.getNamedAttr("axis", b.getI64IntegerAttr(a)),
                  b.getNamedAttr("exclusive", b.getBoolAttr(exclusive)),
                  b.getNamedAttr("reverse", b.getBoolAttr(reverse))});
+}
+
+/// ArgMax, ArgMin: a constant axis (negative counts from the end).
+template <typename OpTy> FailureOr<Value> importArg(NodeImporter &n) {
+  FailureOr<Value> x = n.operand(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x->getType()).getRank();
+  int64_t axis = n.attrInt("axis"), keepdims = n.attrInt("keepdims"),
+          last = n.attrInt("select_last_index");
+  if (axis < -rank || axis >= rank) {
+    n.error() << "axis " << axis << " is out of range for rank " << rank;
+    return failure();
+  }
+  if (failed(checkFlags(n, {"keepdims", "select_last_index"})))
+    return failure();
+  OpBuilder &b = n.b;
+  return n.build<OpTy>(
+      {*x}, {b.getNamedAttr("axis",
+                            b.getI64IntegerAttr(axis < 0 ? axis + rank : axis)),
+             b.getNamedAttr("keepdims", b.getBoolAttr(keepdims)),
+             b.getNamedAttr("select_last_index", b.getBoolAttr(last))});
 }
 
 std::vector<AttrSpec> reduceAttributes() {
@@ -150,6 +174,23 @@ void registerReductionOps(OpRegistry &r) {
          importReduce<nn::ReduceMaxOp>,
          {},
          {"", "`nn.reduce_max`", meanMaxGradient, meanMaxNotes}});
+  const char *argNotes =
+      "`axis` (negative counts from the end), `keepdims` (0/1, default 1), "
+      "`select_last_index` (0/1, opset 12+: the last index among ties "
+      "instead of the first). Float and signed integer inputs; a NaN counts "
+      "as the extreme (the first NaN, as numpy and PyTorch)";
+  r.add({"ArgMax",
+         1,
+         {{"axis", 0}, {"keepdims", 1}, {"select_last_index", 0}},
+         importArg<nn::ArgMaxOp>,
+         {},
+         {"", "`nn.arg_max`", "none (an int64 index)", argNotes}});
+  r.add({"ArgMin",
+         1,
+         {{"axis", 0}, {"keepdims", 1}, {"select_last_index", 0}},
+         importArg<nn::ArgMinOp>,
+         {},
+         {"", "`nn.arg_min`", "none (an int64 index)", argNotes}});
   r.add({"CumSum",
          11,
          {{"exclusive", 0}, {"reverse", 0}},

@@ -17,14 +17,6 @@ func.func @gather_f32_indices(%t: tensor<100x16xf32>, %ids: tensor<8xf32>) -> te
 
 // -----
 
-func.func @gather_dynamic_axis(%t: tensor<?x16xf32>, %ids: tensor<8xi64>) -> tensor<8x16xf32> {
-  // expected-error@+1 {{gathers along dynamic dim 0}}
-  %0 = nn.gather %t, %ids : (tensor<?x16xf32>, tensor<8xi64>) -> tensor<8x16xf32>
-  return %0 : tensor<8x16xf32>
-}
-
-// -----
-
 func.func @ln_scale(%x: tensor<?x8x16xf32>, %g: tensor<8xf32>) -> tensor<?x8x16xf32> {
   // expected-error@+2 {{failed to infer returned types}}
   // expected-error@+1 {{nn.layer_norm scale/bias of shape 8 does not broadcast to 16}}

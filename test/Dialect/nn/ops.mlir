@@ -69,3 +69,20 @@ func.func @int_bool_shapes(%ids: tensor<?x6xi64>, %m: tensor<?x6xi1>) -> (tensor
   %3 = nn.reshape %m {shape = array<i64: 0, 3, 2>} : (tensor<?x6xi1>) -> tensor<?x3x2xi1>
   return %2, %3 : tensor<?x6xi64>, tensor<?x3x2xi1>
 }
+
+// -----
+
+// A dynamic dim copied in place (`0`) cancels out of the `-1`: PyTorch's
+// export of a bidirectional nn.LSTM's output, [T, B, 2, H] to [T, B, 2 H]
+// (`[0, 0, -1]`), stays static but for the batch.
+// CHECK-LABEL: func @reshape_copies_the_batch
+// CHECK: nn.reshape %{{.*}} {shape = array<i64: 0, 0, -1>} : (tensor<16x?x2x8xf32>) -> tensor<16x?x16xf32>
+// CHECK: nn.reshape %{{.*}} {shape = array<i64: 0, -1>} : (tensor<?x4x3xf32>) -> tensor<?x12xf32>
+// A dynamic dim that is not copied leaves the `-1` dynamic.
+// CHECK: nn.reshape %{{.*}} {shape = array<i64: 16, -1>} : (tensor<16x?x2x8xf32>) -> tensor<16x?xf32>
+func.func @reshape_copies_the_batch(%y: tensor<16x?x2x8xf32>, %x: tensor<?x4x3xf32>) -> (tensor<16x?x16xf32>, tensor<?x12xf32>, tensor<16x?xf32>) {
+  %0 = nn.reshape %y {shape = array<i64: 0, 0, -1>} : (tensor<16x?x2x8xf32>) -> tensor<16x?x16xf32>
+  %1 = nn.reshape %x {shape = array<i64: 0, -1>} : (tensor<?x4x3xf32>) -> tensor<?x12xf32>
+  %2 = nn.reshape %y {shape = array<i64: 16, -1>} : (tensor<16x?x2x8xf32>) -> tensor<16x?xf32>
+  return %0, %1, %2 : tensor<16x?x16xf32>, tensor<?x12xf32>, tensor<16x?xf32>
+}
