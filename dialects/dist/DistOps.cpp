@@ -24,12 +24,31 @@ LogicalResult AllReduceOp::verify() {
   return verifyState();
 }
 
+SmallVector<int64_t> AllReduceOp::getStateSizes() {
+  switch (getCompressor()) {
+  case Compressor::None:
+  case Compressor::FP16:
+    return {};
+  case Compressor::FP16EF: {
+    int64_t n = 0;
+    for (Type t : getInputs().getTypes())
+      n += cast<RankedTensorType>(t).getNumElements();
+    return {n};
+  }
+  case Compressor::PowerSGD:
+    break;
+  }
+  auto t = cast<RankedTensorType>(getInputs().front().getType());
+  int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
+  int64_t r = std::min({static_cast<int64_t>(getPowersgdRank()), rows, cols});
+  return {rows * cols, cols * r};
+}
+
 /// The state operands, when present, are the compressor's (see the op's
 /// description): 1-D tensors of the sizes its runtime function keeps.
 LogicalResult AllReduceOp::verifyState() {
   if (getState().empty())
     return success();
-  SmallVector<int64_t> sizes;
   switch (getCompressor()) {
   case Compressor::None:
   case Compressor::FP16:
@@ -37,30 +56,22 @@ LogicalResult AllReduceOp::verifyState() {
            << stringifyCompressor(getCompressor())
            << "' keeps no state, but the op has " << getState().size()
            << " state operand(s)";
-  case Compressor::FP16EF: {
-    int64_t n = 0;
-    for (Type t : getInputs().getTypes()) {
-      auto r = cast<RankedTensorType>(t);
-      if (!r.hasStaticShape())
+  case Compressor::FP16EF:
+    for (Type t : getInputs().getTypes())
+      if (!cast<RankedTensorType>(t).hasStaticShape())
         return emitOpError("an fp16_ef bucket with state must have static "
                            "shapes, got ")
-               << r;
-      n += r.getNumElements();
-    }
-    sizes = {n};
+               << t;
     break;
-  }
   case Compressor::PowerSGD: {
     auto t = cast<RankedTensorType>(getInputs().front().getType());
     if (getInputs().size() != 1 || t.getRank() < 2 || !t.hasStaticShape())
       return emitOpError("a powersgd all-reduce with state must hold one "
                          "matrix of static shape (dist-split-powersgd)");
-    int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
-    int64_t r = std::min({static_cast<int64_t>(getPowersgdRank()), rows, cols});
-    sizes = {rows * cols, cols * r};
     break;
   }
   }
+  SmallVector<int64_t> sizes = getStateSizes();
   if (getState().size() != sizes.size())
     return emitOpError("compressor '")
            << stringifyCompressor(getCompressor()) << "' keeps " << sizes.size()

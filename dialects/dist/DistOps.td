@@ -92,6 +92,11 @@ def Dist_AllReduceOp : Dist_BucketOp<"all_reduce",
     ::mlir::ResultRange getNewState() {
       return getResults().drop_front(getInputs().size());
     }
+    /// The element counts of the state the compressor keeps across steps
+    /// for this bucket (fp16_ef: the residual; powersgd: the residual and
+    /// Q), empty for none. Needs static shapes and, for powersgd, one
+    /// matrix (dist-split-powersgd's form).
+    ::llvm::SmallVector<int64_t> getStateSizes();
     ::llvm::LogicalResult verifyState();
   }];
   let hasVerifier = 1;

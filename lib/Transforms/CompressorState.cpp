@@ -13,9 +13,6 @@
 #include "dist/DistOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-
-#include <algorithm>
 
 namespace autodist {
 #define GEN_PASS_DEF_COMPRESSORSTATE
@@ -35,27 +32,18 @@ struct StateEntry {
   std::optional<int64_t> qSeed;
 };
 
-/// The state `ar` keeps, named from its first slot `slot`; advances `slot`
-/// by the slots it takes (the runtime's seeds count them so).
+/// The state `ar` keeps (its sizes are the op's), named from its first slot
+/// `slot`; advances `slot` by the slots it takes (the runtime's seeds count
+/// them so: one per fp16_ef bucket, two per PowerSGD matrix, Q's seed from
+/// the second).
 SmallVector<StateEntry> stateOf(dist::AllReduceOp ar, int64_t &slot) {
-  SmallVector<StateEntry> out;
   std::string base = dist::stringifyCompressor(ar.getCompressor()).str() + "." +
                      std::to_string(slot);
-  if (ar.getCompressor() == dist::Compressor::FP16EF) {
-    int64_t n = 0;
-    for (Type t : ar.getInputs().getTypes())
-      n += cast<RankedTensorType>(t).getNumElements();
-    out.push_back({base + "/residual", n, std::nullopt});
-    slot += 1;
-    return out;
-  }
-  auto t = cast<RankedTensorType>(ar.getInputs().front().getType());
-  int64_t rows = t.getDimSize(0), cols = t.getNumElements() / rows;
-  int64_t r =
-      std::min({static_cast<int64_t>(ar.getPowersgdRank()), rows, cols});
-  out.push_back({base + "/residual", rows * cols, std::nullopt});
-  out.push_back({base + "/q", cols * r, 0x5eed0000 + slot + 1});
-  slot += 2;
+  SmallVector<int64_t> sizes = ar.getStateSizes();
+  SmallVector<StateEntry> out = {{base + "/residual", sizes[0], std::nullopt}};
+  if (sizes.size() == 2)
+    out.push_back({base + "/q", sizes[1], 0x5eed0000 + slot + 1});
+  slot += sizes.size();
   return out;
 }
 
