@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StepState.h"
 #include "autodist/Passes.h"
 #include "dist/DistOps.h"
 
@@ -74,19 +75,12 @@ public:
 
 private:
   BlockArgument addArgument(const StateEntry &e);
-  void addResult(StringRef name, Value v);
 
   func::FuncOp step;
   OpBuilder b;
 };
 
 BlockArgument StateThreader::addArgument(const StateEntry &e) {
-  // After the last optimizer state (docs/abi.md's order), else after the
-  // last parameter.
-  unsigned at = 0;
-  for (unsigned i = 0; i < step.getNumArguments(); ++i)
-    if (step.getArgAttr(i, "nn.state") || step.getArgAttr(i, "nn.param"))
-      at = i + 1;
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("nn.state", b.getStringAttr(e.name)),
       b.getNamedAttr("dist.per_rank", b.getUnitAttr())};
@@ -95,24 +89,9 @@ BlockArgument StateThreader::addArgument(const StateEntry &e) {
     attrs.push_back(
         b.getNamedAttr("dist.init_seed", b.getI64IntegerAttr(*e.qSeed)));
   }
-  (void)step.insertArgument(at, RankedTensorType::get({e.size}, b.getF32Type()),
-                            b.getDictionaryAttr(attrs), step.getLoc());
-  return step.getArgument(at);
-}
-
-void StateThreader::addResult(StringRef name, Value v) {
-  // After the last new state: docs/abi.md pairs new_state with state by
-  // position, and the argument went after the last state too.
-  unsigned at = 0;
-  for (unsigned i = 0; i < step.getNumResults(); ++i)
-    if (step.getResultAttr(i, "nn.loss") ||
-        step.getResultAttr(i, "nn.param_out") ||
-        step.getResultAttr(i, "nn.state_out"))
-      at = i + 1;
-  (void)step.insertResult(at, v.getType(),
-                          b.getDictionaryAttr(b.getNamedAttr(
-                              "nn.state_out", b.getStringAttr(name))));
-  step.getBody().front().getTerminator()->insertOperands(at, v);
+  return addStepStateArgument(step,
+                              RankedTensorType::get({e.size}, b.getF32Type()),
+                              b.getDictionaryAttr(attrs));
 }
 
 void StateThreader::thread(dist::AllReduceOp ar, ArrayRef<StateEntry> entries) {
@@ -127,7 +106,7 @@ void StateThreader::thread(dist::AllReduceOp ar, ArrayRef<StateEntry> entries) {
   ar.replaceAllUsesWith(withState.getReduced());
   ar.erase();
   for (auto [e, v] : llvm::zip(entries, withState.getNewState()))
-    addResult(e.name, v);
+    addStepStateResult(step, b.getStringAttr(e.name), v);
 }
 
 struct CompressorStatePass

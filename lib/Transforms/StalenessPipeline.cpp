@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StepState.h"
 #include "autodist/Passes.h"
 #include "autodist/Strategy/StaleSetModel.h"
 #include "dist/DistOps.h"
@@ -206,18 +207,11 @@ void StalenessRewriter::buildConditions() {
 
 BlockArgument StalenessRewriter::addState(StringRef name, Type type,
                                           bool perRank) {
-  // After the last optimizer state (docs/abi.md's order), else after the
-  // last parameter.
-  unsigned at = 0;
-  for (unsigned i = 0; i < step.getNumArguments(); ++i)
-    if (step.getArgAttr(i, "nn.state") || step.getArgAttr(i, "nn.param"))
-      at = i + 1;
   SmallVector<NamedAttribute> list = {
       b.getNamedAttr("nn.state", b.getStringAttr(name))};
   if (perRank) // this rank's own value (checkpointed per rank)
     list.push_back(b.getNamedAttr("dist.per_rank", b.getUnitAttr()));
-  (void)step.insertArgument(at, type, b.getDictionaryAttr(list), step.getLoc());
-  return step.getArgument(at);
+  return addStepStateArgument(step, type, b.getDictionaryAttr(list));
 }
 
 BlockArgument StalenessRewriter::addInflight(StringRef name, Type type,
@@ -475,8 +469,7 @@ LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
     return argIndex(x.first) < argIndex(y.first);
   });
   for (auto &[name, v] : stateOut)
-    insertResult(endOf({"nn.loss", "nn.param_out", "nn.state_out"}),
-                 "nn.state_out", name, v);
+    addStepStateResult(step, name, v);
   for (auto &[name, v] : inflightOut)
     insertResult(
         endOf({"nn.loss", "nn.param_out", "nn.state_out", "dist.inflight"}),
