@@ -87,6 +87,26 @@ with tempfile.TemporaryDirectory() as probe:
             capture_output=True).returncode == 0:
         config.available_features.add("mount-namespaces")
 
+# The cuda target (docs/cuda.md, ../shared/reference/gpu.md §5): `nvptx` when
+# LLVM has the NVPTX backend; `cuda-toolkit` when ptxas runs and the CUDA
+# runtime was built (the CUDA toolkit and NCCL found by CMake): compile- and
+# link-only tests; `cuda-device` when a GPU answers the probe: execution
+# tests, UNSUPPORTED elsewhere (CI machines have no GPU).
+llc = os.path.join(config.llvm_tools_dir, "llc")
+if os.path.exists(llc) and "nvptx64" in subprocess.run(
+        [llc, "--version"], capture_output=True, text=True).stdout:
+    config.available_features.add("nvptx")
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if getattr(config, "autodist_have_cuda_runtime", "OFF") == "ON" and \
+        os.path.exists(ptxas) and subprocess.run(
+            [ptxas, "--version"], capture_output=True).returncode == 0:
+    config.available_features.add("cuda-toolkit")
+    if shutil.which("nvidia-smi") and subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+        config.available_features.add("cuda-device")
+    config.environment["PATH"] = os.pathsep.join(
+        [config.environment["PATH"], os.path.dirname(ptxas)])
+
 # The runtime has the oneDNN convolutions (libdnnl-dev found by CMake).
 if getattr(config, "autodist_have_onednn", "OFF") == "ON":
     config.available_features.add("onednn")

@@ -781,7 +781,15 @@ def StridedCopiesToLinalg : Pass<"autodist-strided-copies-to-linalg",
     // becomes
     linalg.copy ins(%a : memref<4x4xf32, strided<[8, 1]>>) outs(%b : memref<4x4xf32>)
     ```
+
+    With `all-copies` (the cuda target), every ranked copy becomes a
+    `linalg.copy`: a copy between device buffers must be a kernel, not a
+    host `memcpy`.
   }];
+  let options = [
+    Option<"allCopies", "all-copies", "bool", "false",
+           "rewrite every ranked copy, contiguous ones included">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
@@ -806,6 +814,80 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU lowering (the cuda target)
+//===----------------------------------------------------------------------===//
+
+def ParallelDimsOuter : Pass<"autodist-parallel-dims-outer",
+                             "mlir::ModuleOp"> {
+  let summary = "Interchange linalg loops so that parallel dims are outermost";
+  let description = [{
+    Runs on memrefs, before `convert-linalg-to-parallel-loops`, which makes
+    the parallel dims of a linalg op an `scf.parallel` (a GPU grid) and its
+    reduction dims `scf.for` loops, in loop order. A reduction dim before a
+    parallel one (a bias gradient, `[batch, n] -> [n]`, reduces the batch
+    first) would put the parallel loop inside a host `scf.for`: one kernel
+    launch per batch row. This pass permutes every linalg op's loops so
+    that its parallel dims come first, in their order, then its reduction
+    dims: each output element is then one GPU thread that reduces serially.
+    Named ops are generalized first where their order must change.
+
+    ```mlir
+    linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)],
+                    iterator_types = ["reduction", "parallel"]} ...
+    // becomes
+    linalg.generic {indexing_maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0)],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def HostAccessToKernels : Pass<"autodist-host-access-to-kernels",
+                               "mlir::ModuleOp"> {
+  let summary = "Move the memory accesses left outside parallel loops into "
+                "one-iteration parallel loops";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before the parallel loops
+    are mapped to the GPU. On the cuda target every buffer compiled code
+    touches is device memory, which the host must not read or write. What
+    is left at the top level of a function after the parallel loops (a full
+    reduction's `scf.for`, the scalar arithmetic of a loss, a `memref.load`
+    feeding a `memref.store`) is grouped into maximal runs of ops that read
+    or write memrefs, with the pure ops computing from them, and each run
+    becomes the body of an `scf.parallel` of one iteration: a one-thread
+    kernel. A value such a run computes that is used outside it (a loop
+    bound read from memory) cannot stay on the device: that is an error
+    naming the op.
+
+    ```mlir
+    %v = memref.load %sum[] : memref<f32>
+    %m = arith.divf %v, %n : f32
+    memref.store %m, %loss[] : memref<f32>
+    // becomes
+    scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+      %v = memref.load %sum[] : memref<f32>
+      %m = arith.divf %v, %n : f32
+      memref.store %m, %loss[] : memref<f32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def CheckDeviceAccesses : Pass<"autodist-check-device-accesses",
+                               "mlir::ModuleOp"> {
+  let summary = "Fail on a memory access the GPU mapping left on the host";
+  let description = [{
+    Runs after `convert-parallel-loops-to-gpu`: every read or write of a
+    buffer must now be inside a `gpu.launch`. An `scf.parallel` the mapping
+    could not convert (a loop bound it cannot derive), or an access outside
+    any kernel, would make the host touch device memory (a crash at run
+    time): this pass makes it a compile-time error on the op instead.
+  }];
 }
 
 def EmitRuntimeABI : Pass<"autodist-emit-abi", "mlir::ModuleOp"> {

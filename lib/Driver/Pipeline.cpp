@@ -120,12 +120,25 @@ struct ReportErrorPass
 /// The options of the autodist-lower-to-llvm pipeline.
 struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("the target (cpu)"),
+                             llvm::cl::desc("the target (cpu, cuda)"),
                              llvm::cl::init("cpu")};
   Option<std::string> convBackend{
       *this, "conv-backend",
       llvm::cl::desc("the CPU target's convolutions: auto, im2col or onednn"),
       llvm::cl::init("auto")};
+  Option<std::string> cudaArch{
+      *this, "cuda-arch",
+      llvm::cl::desc("the cuda target's GPU architecture (sm_80 or newer)"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("the CUDA toolkit (ptxas, libdevice) of the cuda target"),
+      llvm::cl::init("")};
+  Option<std::string> cudaFormat{
+      *this, "cuda-format",
+      llvm::cl::desc("how the cuda target embeds its kernels: bin (cubin) or "
+                     "isa (PTX text, for tests)"),
+      llvm::cl::init("bin")};
 };
 } // namespace
 
@@ -138,8 +151,9 @@ void registerAllPassesAndPipelines() {
         "Lower nn/dist on tensors to the LLVM dialect with the runtime ABI "
         "(the target's lowering, autodist-compile's --target)",
         [](OpPassManager &pm, const LowerToLLVMOptions &o) {
-          if (llvm::Error e =
-                  buildLoweringPipeline(pm, {o.target, o.convBackend}))
+          if (llvm::Error e = buildLoweringPipeline(
+                  pm, {o.target, o.convBackend, o.cudaArch, o.cudaToolkit,
+                       o.cudaFormat}))
             pm.addPass(std::make_unique<ReportErrorPass>(
                 llvm::toString(std::move(e))));
         });

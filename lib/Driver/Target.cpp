@@ -1,22 +1,44 @@
 //===- Target.cpp - code generation targets and their lowerings -----------===//
 //
-// One entry per target: its name and the builder of its lowering. Today the
-// CPU (OpenBLAS sgemm for contractions, oneDNN convolutions where chosen,
-// MLIR-generated loops for the rest, MPI collectives); a CUDA target is an
-// entry beside it.
+// One entry per target: its name and the builder of its lowering. The CPU
+// (OpenBLAS sgemm for contractions, oneDNN convolutions where chosen,
+// MLIR-generated loops for the rest, MPI collectives) and CUDA (cuBLASLt
+// behind the same sgemm call, every other loop nest an MLIR-generated
+// kernel compiled for one sm_XX and embedded in the object, NCCL
+// collectives: docs/cuda.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Driver/Target.h"
+#include "dist/DistOps.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
 namespace autodist {
 namespace {
+
+// Both targets' passes from linalg on tensors to buffers, with contractions
+// as sgemm calls: a literal, so that each target's list is one constant.
+#define AUTODIST_BUFFERIZE_AND_CONTRACT                                        \
+  "canonicalize,cse,"                                                          \
+  "autodist-fuse-elementwise,"                                                 \
+  "autodist-untie-empty-tensors,"                                              \
+  "one-shot-bufferize{bufferize-function-boundaries "                          \
+  "function-boundary-type-conversion=identity-layout-map},"                    \
+  "buffer-results-to-out-params{modify-public-functions "                      \
+  "hoist-static-allocs}," /* Contractions: the runtime's sgemm (OpenBLAS;      \
+                             cuBLASLt on cuda). */                             \
+  "convert-linalg-to-blas,"                                                    \
+  "autodist-deallocate-buffers,"
 
 /// The CPU target's passes after its convolution library choice, as an
 /// mlir-opt pass list (no op anchor).
@@ -25,16 +47,7 @@ static const char *const kCPULowering =
     // Which collectives overlap the computation: in the dist IR, once
     // the computation is lowered (its ops are the work to hide behind).
     "dist-overlap-collectives,"
-    "convert-dist-to-runtime,"
-    "canonicalize,cse,"
-    "autodist-fuse-elementwise,"
-    "autodist-untie-empty-tensors,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{modify-public-functions "
-    "hoist-static-allocs},"
-    "convert-linalg-to-blas,"
-    "autodist-deallocate-buffers,"
+    "convert-dist-to-runtime," AUTODIST_BUFFERIZE_AND_CONTRACT
     "autodist-strided-copies-to-linalg,"
     "autodist-collapse-loop-dims,"
     "convert-linalg-to-loops,"
@@ -69,14 +82,127 @@ llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
   return llvm::Error::success();
 }
 
+/// The cuda target's passes from nn/dist to bufferized loops: the CPU's,
+/// without overlap (the collectives are ordered on the rank's compute
+/// stream), with every copy a loop (device buffers are not memcpy'd by the
+/// host).
+static const char *const kCUDABufferize =
+    "convert-nn-to-linalg,"
+    "convert-dist-to-runtime," AUTODIST_BUFFERIZE_AND_CONTRACT
+    "autodist-strided-copies-to-linalg{all-copies},"
+    "autodist-collapse-loop-dims,";
+
+/// Loops to GPU kernels: every parallel loop a grid of 256-thread blocks
+/// (outer dims to blocks, the first tiled by 256 to threads); what is left
+/// on the host that touches memory a one-thread kernel.
+static const char *const kCUDAKernels =
+    "autodist-parallel-dims-outer,"
+    "convert-linalg-to-parallel-loops,"
+    // Buffers threaded through loops (a scatter's) become the buffer.
+    "canonicalize,"
+    "autodist-host-access-to-kernels,"
+    "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 "
+    "no-min-max-bounds},"
+    "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
+    "autodist-check-device-accesses,"
+    "lower-affine,canonicalize,cse,"
+    "gpu-kernel-outlining,";
+
+llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
+  std::string arch = checkCudaArch(o.cudaArch);
+  if (!arch.empty())
+    return llvm::createStringError(arch);
+  if (o.cudaFormat != "bin" && o.cudaFormat != "isa")
+    return llvm::createStringError("unknown cuda kernel format '" +
+                                   o.cudaFormat + "' (expected bin or isa)");
+  std::string toolkit =
+      o.cudaToolkit.empty() ? defaultCudaToolkit() : o.cudaToolkit;
+  // Without libdevice the kernels' math calls stay undefined (ptxas would
+  // fail late, or PTX would silently keep them).
+  llvm::SmallString<256> libdevice(toolkit);
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (!llvm::sys::fs::exists(libdevice))
+    return llvm::createStringError(
+        "no CUDA toolkit at '" + toolkit + "' (" + libdevice.str().str() +
+        " is missing): give --cuda-toolkit=DIR or set CUDA_HOME");
+  // The toolkit's ptxas makes the cubins, and its libdevice defines the
+  // math functions (__nv_expf, ...) the kernels call.
+  std::string pipeline =
+      std::string("autodist-export-manifest,") + kCUDABufferize + kCUDAKernels +
+      "nvvm-attach-target{chip=" + o.cudaArch +
+      " features=+ptx80 O=3},"
+      // Structured control flow first: a kernel's cf.assert splits blocks.
+      "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,cse,"
+      "reconcile-unrealized-casts),"
+      "expand-strided-metadata,lower-affine,"
+      // Allocations go through the runtime (device memory, docs/abi.md).
+      "finalize-memref-to-llvm{use-generic-functions},"
+      "convert-scf-to-cf,"
+      "autodist-bound-block-size,"
+      "convert-to-llvm,"
+      "gpu-to-llvm,"
+      "reconcile-unrealized-casts,"
+      "gpu-module-to-binary{format=" +
+      o.cudaFormat + " toolkit=" + toolkit + "},autodist-emit-abi";
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return llvm::createStringError("invalid CUDA lowering pipeline: " + errors);
+  return llvm::Error::success();
+}
+
 struct Target {
   llvm::StringLiteral name;
   llvm::Error (*build)(OpPassManager &, const TargetOptions &);
 };
 
-const Target kTargets[] = {{"cpu", buildCPULowering}};
+const Target kTargets[] = {{"cpu", buildCPULowering},
+                           {"cuda", buildCUDALowering}};
 
 } // namespace
+
+LogicalResult checkTargetSupports(ModuleOp module, const TargetOptions &o) {
+  if (o.name != "cuda")
+    return success();
+  // The compressors run on the host over the gradients (runtime/lib/
+  // Compress.cpp); the cuda target's gradients are device memory.
+  WalkResult r = module.walk([](dist::AllReduceOp op) {
+    if (op.getCompressor() == dist::Compressor::None)
+      return WalkResult::advance();
+    op.emitOpError("compressor '")
+        << dist::stringifyCompressor(op.getCompressor())
+        << "' is not supported on --target=cuda yet (docs/cuda.md)";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+std::string defaultCudaToolkit() {
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto dir = llvm::sys::Process::GetEnv(var))
+      if (!dir->empty())
+        return *dir;
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*ptxas, real))
+      return llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+          .str();
+  }
+  return "/usr/local/cuda";
+}
+
+std::string checkCudaArch(llvm::StringRef arch) {
+  unsigned version = 0;
+  llvm::StringRef digits = arch;
+  bool valid = digits.consume_front("sm_");
+  digits.consume_back("a"); // sm_90a: the architecture-specific features
+  valid = valid && !digits.getAsInteger(10, version) && version >= 80;
+  if (!valid)
+    return "--cuda-arch=" + arch.str() +
+           ": expected sm_80 or newer (sm_80, sm_86, sm_89, sm_90, sm_90a, "
+           "sm_100, ...)";
+  return "";
+}
 
 llvm::ArrayRef<llvm::StringLiteral> targetNames() {
   static const llvm::SmallVector<llvm::StringLiteral> names = [] {

@@ -43,10 +43,12 @@ bool needsRuntimeCopy(memref::CopyOp copy) {
 struct StridedCopiesToLinalgPass
     : public autodist::impl::StridedCopiesToLinalgBase<
           StridedCopiesToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (needsRuntimeCopy(copy))
+      auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+      if ((allCopies && source) || needsRuntimeCopy(copy))
         copies.push_back(copy);
     });
     IRRewriter rewriter(&getContext());

@@ -8,6 +8,7 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/DnnlConv.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
@@ -241,6 +242,17 @@ extern "C" void _mlir_ciface_autodist_rt_broadcast_f32(
   });
 }
 
+extern "C" int64_t
+_mlir_ciface_autodist_rt_read_i64(StridedMemref<int64_t, 0> *value) {
+  int64_t v = 0;
+  try {
+    device().copyToHost(&v, value->aligned + value->offset, sizeof v);
+  } catch (const std::exception &e) {
+    fatal(e); // a device error (Error) is the user's to see
+  }
+  return v;
+}
+
 extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
                                                StridedMemref<float, 2> *b,
                                                StridedMemref<float, 2> *c,
@@ -253,9 +265,9 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
            ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
   });
   try {
-    sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
+    device().sgemm(*a, *b, *c, transA != 0, transB != 0, alpha, beta);
   } catch (const std::exception &e) {
-    fatal(e.what());
+    fatal(e); // a shape mismatch is a compiler bug; a device error is not
   }
 }
 

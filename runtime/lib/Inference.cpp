@@ -1,6 +1,7 @@
 //===- Inference.cpp - Chunked forward passes -----------------------------===//
 
 #include "autodist/runtime/Inference.h"
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/InputBatch.h"
 #include "autodist/runtime/Memref.h"
@@ -76,6 +77,7 @@ runForwardChunked(const ForwardFn &forward, std::vector<Tensor> &params,
       args.add(outs[j].rowData(first), outputSpecs[j].withBatch(rows));
     arena::CallScope scope(arena::Entry::Forward);
     forward(args.get());
+    device().synchronize();
   }
   return outs;
 }

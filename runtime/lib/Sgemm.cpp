@@ -38,8 +38,8 @@ int64_t leadingDim(const Matrix &m) {
 }
 } // namespace
 
-void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
-           bool transB, float alpha, float beta) {
+GemmDims gemmDims(const Matrix &a, const Matrix &b, const Matrix &c,
+                  bool transA, bool transB) {
   int64_t m = c.sizes[0], n = c.sizes[1];
   int64_t k = transA ? a.sizes[0] : a.sizes[1];
   if ((transA ? a.sizes[1] : a.sizes[0]) != m ||
@@ -51,6 +51,12 @@ void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
         std::to_string(b.sizes[0]) + "x" + std::to_string(b.sizes[1]) +
         (transB ? "^T" : "") + ", C " + std::to_string(m) + "x" +
         std::to_string(n));
+  return {m, n, k};
+}
+
+void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
+           bool transB, float alpha, float beta) {
+  auto [m, n, k] = gemmDims(a, b, c, transA, transB);
   if (m == 0 || n == 0)
     return;
 

@@ -2,6 +2,8 @@
 
 #include "autodist/runtime/StepArena.h"
 
+#include "autodist/runtime/Device.h"
+
 #include <malloc.h>
 
 #include <algorithm>
@@ -133,9 +135,8 @@ void *heapAlloc(State &s, size_t size, size_t alignment = 0) {
   if (s.inCall)
     ++s.stats.heapAllocations;
   size = std::max<size_t>(size, 1);
-  void *p = alignment ? std::aligned_alloc(alignment, (size + alignment - 1) /
-                                                          alignment * alignment)
-                      : std::malloc(size);
+  // The device's memory: the host heap on CPU, the GPU's on CUDA.
+  void *p = device().allocateDevice(size, alignment);
   if (!p)
     outOfMemory(size);
   return p;
@@ -182,10 +183,10 @@ void finishRecording(State &s) {
 /// (between calls: no arena buffer is live).
 void prepareReplay(State &s, const EntryPlan &plan) {
   if (s.arenaBytes < plan.bytes) {
-    std::free(s.arena);
+    device().freeDevice(s.arena);
     s.arenaBytes = alignUp(plan.bytes);
     s.arena =
-        static_cast<std::byte *>(std::aligned_alloc(kAlign, s.arenaBytes));
+        static_cast<std::byte *>(device().allocateDevice(s.arenaBytes, kAlign));
     if (!s.arena)
       throw std::bad_alloc();
     s.stats.arenaBytes = std::max(s.stats.arenaBytes, s.arenaBytes);
@@ -282,9 +283,9 @@ Stats stats() { return state().stats; }
 
 void reset() {
   State &s = state();
-  std::free(s.arena);
+  device().freeDevice(s.arena);
   for (auto [base, bytes] : s.retired)
-    std::free(base);
+    device().freeDevice(base);
   s = State();
 }
 
@@ -348,5 +349,5 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
       s.rec.liveIndex.erase(it);
     }
   }
-  std::free(ptr);
+  device().freeDevice(ptr);
 }

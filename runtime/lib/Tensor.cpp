@@ -1,6 +1,8 @@
 //===- Tensor.cpp - Host tensors ------------------------------------------===//
 
 #include "autodist/runtime/Tensor.h"
+
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/Error.h"
 
 #include <cstdlib>
@@ -65,23 +67,19 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-void Tensor::Free::operator()(std::byte *p) const { std::free(p); }
+void Tensor::Free::operator()(std::byte *p) const { device().freeShared(p); }
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   if (!checkedByteSize(shape_, dtypeSize(dtype_)))
     throw Error("a tensor of shape " + shapeString(shape_) +
                 " is too large (its size overflows 64 bits)");
-  // Round up to the alignment (aligned_alloc requires it) and never allocate
+  // The device's shared memory (host memory on CPU): compiled code reads
+  // and writes tensors in place, on whichever device it runs. Zeroed, never
   // zero bytes, so even empty tensors have a valid, unique address.
   constexpr size_t align = 64;
-  size_t bytes = (byteSize() + align - 1) / align * align;
-  if (bytes == 0)
-    bytes = align;
-  storage_.reset(static_cast<std::byte *>(std::aligned_alloc(align, bytes)));
-  if (!storage_)
-    throw std::bad_alloc();
-  std::memset(storage_.get(), 0, bytes);
+  storage_.reset(
+      static_cast<std::byte *>(device().allocateShared(byteSize(), align)));
 }
 
 int64_t Tensor::rowElements() const {

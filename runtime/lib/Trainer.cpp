@@ -8,6 +8,7 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Dataset.h"
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/DirectoryLock.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Inference.h"
@@ -114,6 +115,9 @@ public:
         size_(comm::size()) {}
 
   int run() {
+    // The device before anything is allocated (every tensor is its memory).
+    if (int code = collectively([&] { device().select(comm::localRank()); }))
+      return code;
     if (int code = collectively([&] { setup(); }))
       return code;
     if (opts_.help) {
@@ -784,6 +788,7 @@ int Trainer::train() {
       arena::CallScope scope(arena::Entry::TrainStep);
       model_.trainStep(args.get());
     }
+    device().synchronize(); // before the host reads the loss
     trace::endStep(step + 1, *loss.data<float>());
     // Only the in-flight state may leave all-reduces running.
     int carried = 0;
@@ -949,6 +954,7 @@ void Trainer::evaluate() {
                outs[j].withBatch(rows));
     arena::CallScope scope(arena::Entry::Forward);
     model_.forward(args.get());
+    device().synchronize();
   }
 
   if (DataArray *labels = ds.labels()) {

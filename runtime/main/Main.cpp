@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Trainer.h"
+#ifdef AUTODIST_TARGET_CUDA
+#include "autodist/runtime/cuda/CudaDevice.h"
+#endif
 
 #include <malloc.h>
 
@@ -34,6 +37,10 @@ int main(int argc, char **argv) {
   // resolution) puts() its message and aborts: line-buffered, the line is
   // written before the abort even when stdout is a pipe or a file.
   setvbuf(stdout, nullptr, _IOLBF, 0);
+#ifdef AUTODIST_TARGET_CUDA
+  // A `--target=cuda` executable: compiled code and its buffers on the GPU.
+  autodist::rt::setDevice(&autodist::rt::cudaDevice());
+#endif
   return autodist::rt::runMain(argc, argv,
                                {autodist_manifest,
                                 {autodist_model_onnx, autodist_model_onnx_size},

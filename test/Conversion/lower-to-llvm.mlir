@@ -2,7 +2,7 @@
 // The pipeline is the target's lowering (cpu by default).
 // RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --autodist-lower-to-llvm=target=cpu | FileCheck %s
 // RUN: not autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --autodist-lower-to-llvm=target=gpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: error: unknown target 'gpu' (supported: cpu)
+// TARGET: error: unknown target 'gpu' (supported: cpu, cuda)
 
 // The whole lowering: only the LLVM dialect is left, contractions call
 // sgemm, the bucket calls the all-reduce, and both entry points are packed.

@@ -50,11 +50,12 @@ llvm::Error emitObjectFile(mlir::ModuleOp module, llvm::StringRef modelPath,
                            unsigned optLevel, unsigned jobs,
                            llvm::StringRef path);
 
-/// Links `objects` with the runtime into the executable `outPath`, with the
-/// runtime's link arguments from `linkFile` (empty: found as Linker.cpp
-/// says).
+/// Links `objects` with the runtime of `target` into the executable
+/// `outPath`, with the runtime's link arguments from `linkFile` (empty:
+/// found as Linker.cpp says).
 llvm::Error linkExecutable(const std::vector<std::string> &objects,
-                           llvm::StringRef outPath, llvm::StringRef linkFile);
+                           llvm::StringRef outPath, llvm::StringRef linkFile,
+                           llvm::StringRef target = "cpu");
 
 /// Merges `objects` into the relocatable object file `outPath` (`ld -r`).
 llvm::Error mergeObjects(const std::vector<std::string> &objects,

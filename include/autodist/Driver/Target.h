@@ -8,6 +8,7 @@
 #ifndef AUTODIST_DRIVER_TARGET_H
 #define AUTODIST_DRIVER_TARGET_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
@@ -22,7 +23,27 @@ struct TargetOptions {
   /// The CPU target's convolutions: auto, im2col or onednn
   /// (convert-nn-conv-to-onednn).
   std::string convBackend = "auto";
+  /// The cuda target's GPU architecture (`sm_80` or newer: CUDA 13's ptxas
+  /// has no older ones, and MLIR's NaN-propagating max needs sm_80).
+  std::string cudaArch = "sm_90";
+  /// The CUDA toolkit whose ptxas and libdevice the cuda target uses.
+  std::string cudaToolkit;
+  /// How the kernels are embedded: `bin` (a cubin for cudaArch) or `isa`
+  /// (PTX text: what tests read).
+  std::string cudaFormat = "bin";
 };
+
+/// Fails, with an error on the op, if `module` (after distribution) uses
+/// what `target` cannot lower yet.
+mlir::LogicalResult checkTargetSupports(mlir::ModuleOp module,
+                                        const TargetOptions &target);
+
+/// The CUDA toolkit to use: $CUDA_HOME, else $CUDA_PATH, else the
+/// directory above the `ptxas` on PATH, else /usr/local/cuda.
+std::string defaultCudaToolkit();
+
+/// Why `arch` is not an architecture the cuda target compiles for, or "".
+std::string checkCudaArch(llvm::StringRef arch);
 
 /// The targets, as `--target` takes them.
 llvm::ArrayRef<llvm::StringLiteral> targetNames();

@@ -16,6 +16,14 @@ namespace autodist::rt {
 
 using Matrix = StridedMemref<float, 2>;
 
+/// The (m, n, k) of C = op(A) * op(B); throws std::invalid_argument if the
+/// shapes do not line up. Every device's sgemm checks with it.
+struct GemmDims {
+  int64_t m, n, k;
+};
+GemmDims gemmDims(const Matrix &a, const Matrix &b, const Matrix &c,
+                  bool transA, bool transB);
+
 /// Throws std::invalid_argument if the shapes do not line up.
 void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
            bool transB, float alpha, float beta);

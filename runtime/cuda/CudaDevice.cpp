@@ -1,0 +1,568 @@
+//===- CudaDevice.cpp - The CUDA GPU as the runtime's device --------------===//
+//
+// One GPU per rank, one compute stream: compiled code's kernels (through the
+// mgpu* ABI, MgpuRuntime.cpp), sgemm (cuBLASLt) and the collectives (NCCL)
+// are all ordered on it, so the host only waits in synchronize(). Tensors
+// are managed memory the host reads after synchronize(); compiled code's
+// temporaries come from the device's stream-ordered pool, which is told to
+// keep what is freed, so that a steady-state step never reaches cudaMalloc.
+// sgemm caches its cuBLASLt descriptors and algorithm per shape: a
+// steady-state call is one cublasLtMatmul.
+//
+// Nothing touches CUDA before select(): a unit test, or an executable run on
+// a machine without a GPU, gets host memory or a one-line Error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autodist/runtime/cuda/CudaDevice.h"
+
+#include "CudaContext.h"
+#include "NcclCommunicator.h"
+
+#include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Communicator.h"
+#include "autodist/runtime/Error.h"
+#include "autodist/runtime/Sgemm.h"
+
+#include <cublasLt.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+
+namespace autodist::rt {
+namespace cuda {
+namespace {
+struct State {
+  bool selected = false;
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  std::mutex errorMutex;
+  std::string asyncError; // the first one not yet thrown
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+/// The recorded error, cleared.
+std::string takeAsyncError() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  std::string e;
+  e.swap(s.asyncError);
+  return e;
+}
+} // namespace
+
+bool deviceSelected() { return state().selected; }
+int deviceOrdinal() { return state().device; }
+cudaStream_t computeStream() { return state().stream; }
+
+void throwCuda(cudaError_t err, const char *call) {
+  throw Error(std::string("CUDA ") + call +
+              " failed: " + cudaGetErrorString(err));
+}
+
+void recordAsyncError(const std::string &message) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.errorMutex);
+  if (s.asyncError.empty())
+    s.asyncError = message;
+}
+
+void fatal(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::fflush(stderr);
+  comm::abort(1);
+}
+} // namespace cuda
+
+namespace {
+using Matrix = StridedMemref<float, 2>;
+
+void checkLt(cublasStatus_t status, const char *call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string("cuBLASLt ") + call +
+                " failed: " + cublasLtGetStatusString(status));
+}
+
+/// The leading dimension of `m` as a row-major matrix (as Sgemm.cpp's): the
+/// inner stride must be 1 unless there is a single column; a single row may
+/// have any row stride. Throws std::invalid_argument otherwise: unlike the
+/// host, the GPU has no plain-loop fallback.
+int64_t leadingDim(const Matrix &m, const char *which) {
+  int64_t rows = m.sizes[0], cols = m.sizes[1],
+          minLd = std::max<int64_t>(1, cols);
+  int64_t ld = rows > 1 ? m.strides[0] : minLd;
+  if ((cols > 1 && m.strides[1] != 1) || ld < minLd)
+    throw std::invalid_argument(
+        std::string("sgemm on CUDA: ") + which + " (" + std::to_string(rows) +
+        "x" + std::to_string(cols) + ", strides " +
+        std::to_string(m.strides[0]) + ", " + std::to_string(m.strides[1]) +
+        ") must have inner stride 1 and a row stride of at least its row "
+        "length");
+  return ld;
+}
+
+/// The largest power of two (at most 256) dividing the address, for
+/// cuBLASLt's alignment preferences.
+uint32_t alignmentOf(const void *p) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  uint32_t align = 256;
+  while (align > 4 && a % align)
+    align /= 2;
+  return align;
+}
+
+/// What a cached sgemm plan depends on.
+struct GemmKey {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool transA, transB;
+  uint32_t alignA, alignB, alignC;
+  bool operator==(const GemmKey &o) const {
+    return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb &&
+           ldc == o.ldc && transA == o.transA && transB == o.transB &&
+           alignA == o.alignA && alignB == o.alignB && alignC == o.alignC;
+  }
+};
+
+struct GemmKeyHash {
+  size_t operator()(const GemmKey &k) const {
+    size_t h = 0;
+    for (int64_t v : {k.m, k.n, k.k, k.lda, k.ldb, k.ldc,
+                      int64_t(k.transA) | int64_t(k.transB) << 1,
+                      int64_t(k.alignA) | int64_t(k.alignB) << 16 |
+                          int64_t(k.alignC) << 32})
+      h = h * 0x9e3779b97f4a7c15ull + std::hash<int64_t>()(v);
+    return h;
+  }
+};
+
+/// cuBLASLt's descriptors and algorithm for one GemmKey.
+struct GemmPlan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t first = nullptr, second = nullptr, out = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+
+  void destroy() {
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+    for (cublasLtMatrixLayout_t l : {first, second, out})
+      if (l)
+        cublasLtMatrixLayoutDestroy(l);
+    desc = nullptr;
+    first = second = out = nullptr;
+  }
+};
+
+/// A shared block, or a device block that is not a plain cudaMallocAsync:
+/// where it starts and what frees it.
+struct Block {
+  void *base;
+  enum Kind { Host, Managed, Pool } kind;
+};
+
+constexpr size_t workspaceBytes = 32u << 20; // what NVIDIA suggests on Hopper
+constexpr size_t cudaAlignment = 256;        // of cudaMalloc* results
+
+void *hostAlloc(size_t bytes, size_t alignment) {
+  alignment = std::max<size_t>(alignment, alignof(std::max_align_t));
+  size_t size =
+      (std::max<size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, size);
+}
+
+void *alignUp(void *p, size_t alignment) {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  return reinterpret_cast<void *>((a + alignment - 1) / alignment * alignment);
+}
+
+class CudaDevice final : public Device {
+public:
+  ~CudaDevice() override = default; // shutdown() ran at exit, if selected
+  const char *name() const override { return "cuda"; }
+  void select(int localRank) override;
+  std::string describe() const override;
+  void *allocateShared(size_t bytes, size_t alignment) override;
+  void freeShared(void *p) override;
+  void *allocateDevice(size_t bytes, size_t alignment) override;
+  void freeDevice(void *p) override;
+  void synchronize() override;
+  void copyToHost(void *dst, const void *src, size_t bytes) override;
+  void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
+             bool transB, float alpha, float beta) override;
+
+  /// Everything select() made, in reverse; at exit, while CUDA is still up.
+  void shutdown();
+
+private:
+  GemmPlan &plan(const GemmKey &key);
+
+  std::string gpuName_;
+  int major_ = 0, minor_ = 0;
+  size_t totalMemory_ = 0;
+  cublasLtHandle_t lt_ = nullptr;
+  void *workspace_ = nullptr;
+  std::mutex gemmMutex_;
+  std::unordered_map<GemmKey, GemmPlan, GemmKeyHash> plans_;
+  std::unique_ptr<NcclCommunicator> nccl_;
+  Communicator *previousCommunicator_ = nullptr;
+  std::mutex blockMutex_;
+  std::unordered_map<void *, Block> shared_; // every shared block
+  std::unordered_map<void *, Block> device_; // the unusual device blocks
+};
+
+CudaDevice &theDevice() {
+  static CudaDevice d;
+  return d;
+}
+
+void shutdownAtExit() { theDevice().shutdown(); }
+
+void CudaDevice::select(int localRank) {
+  if (cuda::deviceSelected())
+    return;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaSuccess && count == 0)
+    err = cudaErrorNoDevice;
+  if (err != cudaSuccess)
+    throw Error(std::string("no CUDA device: ") + cudaGetErrorString(err) +
+                " (this executable was compiled with --target=cuda)");
+  // Local rank i takes GPU i; modulo the count so that a launcher which
+  // shows each rank only its own GPU (CUDA_VISIBLE_DEVICES) works too. Two
+  // ranks of one communicator on one GPU are not supported by NCCL, which
+  // says so in ncclCommInitRank.
+  int device = std::max(localRank, 0) % count;
+  cuda::check(cudaSetDevice(device), "cudaSetDevice");
+  cudaDeviceProp props{};
+  cuda::check(cudaGetDeviceProperties(&props, device),
+              "cudaGetDeviceProperties");
+  gpuName_ = props.name;
+  major_ = props.major;
+  minor_ = props.minor;
+  totalMemory_ = props.totalGlobalMem;
+
+  cuda::State &s = cuda::state();
+  cuda::check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
+              "cudaStreamCreateWithFlags");
+  // The pool keeps freed memory for the next cudaMallocAsync instead of
+  // returning it at every synchronization.
+  cudaMemPool_t pool;
+  cuda::check(cudaDeviceGetDefaultMemPool(&pool, device),
+              "cudaDeviceGetDefaultMemPool");
+  uint64_t threshold = UINT64_MAX;
+  cuda::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+                                      &threshold),
+              "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+  checkLt(cublasLtCreate(&lt_), "cublasLtCreate");
+  cuda::check(cudaMalloc(&workspace_, workspaceBytes), "cudaMalloc");
+  s.device = device;
+  s.selected = true;
+  std::atexit(shutdownAtExit); // after cudart's own: runs before it
+
+  // The collectives on the device buffers, at any world size (NCCL with one
+  // rank is legal, and keeps the data where it is).
+  nccl_ = std::make_unique<NcclCommunicator>(s.stream);
+  previousCommunicator_ = setCommunicator(nccl_.get());
+}
+
+std::string CudaDevice::describe() const {
+  if (!cuda::deviceSelected())
+    return "cuda (no device selected)";
+  int runtime = 0, driver = 0, nccl = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  ncclGetVersion(&nccl);
+  auto cudaVersion = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  double gib = static_cast<double>(totalMemory_) / (1ull << 30);
+  return "cuda:" + std::to_string(cuda::deviceOrdinal()) + " " + gpuName_ +
+         " (sm_" + std::to_string(major_) + std::to_string(minor_) + ", " +
+         std::to_string(static_cast<long long>(gib + 0.5)) +
+         " GiB), CUDA runtime " + cudaVersion(runtime) + ", driver " +
+         cudaVersion(driver) + ", NCCL " + std::to_string(nccl / 10000) + "." +
+         std::to_string(nccl % 10000 / 100) + "." + std::to_string(nccl % 100);
+}
+
+void *CudaDevice::allocateShared(size_t bytes, size_t alignment) {
+  if (!cuda::deviceSelected()) {
+    // Before select() (unit tests): host memory.
+    void *p = hostAlloc(bytes, alignment);
+    if (!p)
+      throw std::bad_alloc();
+    std::memset(p, 0, std::max<size_t>(bytes, 1));
+    std::lock_guard<std::mutex> lock(blockMutex_);
+    shared_[p] = {p, Block::Host};
+    return p;
+  }
+  size_t extra = alignment > cudaAlignment ? alignment : 0;
+  size_t size = std::max<size_t>(bytes, 1) + extra;
+  void *base = nullptr;
+  cudaError_t err = cudaMallocManaged(&base, size, cudaMemAttachGlobal);
+  if (err == cudaErrorMemoryAllocation)
+    throw std::bad_alloc();
+  cuda::check(err, "cudaMallocManaged");
+  std::memset(base, 0, size);
+  cudaMemLocation gpu{};
+  gpu.type = cudaMemLocationTypeDevice;
+  gpu.id = cuda::deviceOrdinal();
+  // Only a hint: where it is not supported, the memory still works.
+  if (cudaMemAdvise(base, size, cudaMemAdviseSetPreferredLocation, gpu) !=
+      cudaSuccess)
+    cudaGetLastError();
+  void *p = extra ? alignUp(base, alignment) : base;
+  std::lock_guard<std::mutex> lock(blockMutex_);
+  shared_[p] = {base, Block::Managed};
+  return p;
+}
+
+void CudaDevice::freeShared(void *p) {
+  if (!p)
+    return;
+  Block block{p, Block::Host};
+  {
+    std::lock_guard<std::mutex> lock(blockMutex_);
+    auto it = shared_.find(p);
+    // Not ours: the host device's (aligned_alloc), from before setDevice().
+    if (it != shared_.end()) {
+      block = it->second;
+      shared_.erase(it);
+    }
+  }
+  if (block.kind == Block::Host)
+    std::free(block.base);
+  else if (cuda::deviceSelected()) // after shutdown: freed with the process
+    cudaFree(block.base);
+}
+
+void *CudaDevice::allocateDevice(size_t bytes, size_t alignment) {
+  if (!cuda::deviceSelected()) {
+    void *p = hostAlloc(bytes, alignment);
+    if (p) {
+      std::lock_guard<std::mutex> lock(blockMutex_);
+      device_[p] = {p, Block::Host};
+    }
+    return p;
+  }
+  size_t extra = alignment > cudaAlignment ? alignment : 0;
+  void *base = nullptr;
+  cudaError_t err = cudaMallocAsync(&base, std::max<size_t>(bytes, 1) + extra,
+                                    cuda::computeStream());
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  cuda::check(err, "cudaMallocAsync");
+  if (!extra)
+    return base;
+  void *p = alignUp(base, alignment);
+  std::lock_guard<std::mutex> lock(blockMutex_);
+  device_[p] = {base, Block::Pool};
+  return p;
+}
+
+void CudaDevice::freeDevice(void *p) {
+  if (!p)
+    return;
+  Block block{p, Block::Pool};
+  {
+    std::lock_guard<std::mutex> lock(blockMutex_);
+    if (!device_.empty()) {
+      auto it = device_.find(p);
+      if (it != device_.end()) {
+        block = it->second;
+        device_.erase(it);
+      }
+    }
+  }
+  if (block.kind == Block::Host)
+    std::free(block.base);
+  else if (cuda::deviceSelected())
+    cuda::check(cudaFreeAsync(block.base, cuda::computeStream()),
+                "cudaFreeAsync");
+}
+
+void CudaDevice::synchronize() {
+  std::string pending = cuda::takeAsyncError();
+  if (pending.empty() && cuda::deviceSelected()) {
+    cuda::check(cudaStreamSynchronize(cuda::computeStream()),
+                "cudaStreamSynchronize");
+    pending = cuda::takeAsyncError();
+  }
+  if (!pending.empty())
+    throw Error(pending);
+}
+
+void CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
+  if (!cuda::deviceSelected()) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  // Ordered after the kernels that wrote `src`, then waited for.
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                              cuda::computeStream()),
+              "cudaMemcpyAsync");
+  synchronize();
+}
+
+GemmPlan &CudaDevice::plan(const GemmKey &key) {
+  auto it = plans_.find(key);
+  if (it != plans_.end())
+    return it->second;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a
+  // row-major r x c matrix with row stride ld is a column-major c x r one
+  // with leading dimension ld: B's buffer is the first operand (n x k after
+  // its op), A's the second (k x m), C^T is n x m.
+  GemmPlan p;
+  try {
+    checkLt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            "cublasLtMatmulDescCreate");
+    cublasOperation_t opFirst = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opSecond = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                           &opFirst, sizeof opFirst),
+            "cublasLtMatmulDescSetAttribute(TRANSA)");
+    checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                           &opSecond, sizeof opSecond),
+            "cublasLtMatmulDescSetAttribute(TRANSB)");
+    // Stored shapes (column-major rows x cols) of the two buffers.
+    uint64_t firstRows = key.transB ? key.k : key.n;
+    uint64_t firstCols = key.transB ? key.n : key.k;
+    uint64_t secondRows = key.transA ? key.m : key.k;
+    uint64_t secondCols = key.transA ? key.k : key.m;
+    checkLt(cublasLtMatrixLayoutCreate(&p.first, CUDA_R_32F, firstRows,
+                                       firstCols, key.ldb),
+            "cublasLtMatrixLayoutCreate");
+    checkLt(cublasLtMatrixLayoutCreate(&p.second, CUDA_R_32F, secondRows,
+                                       secondCols, key.lda),
+            "cublasLtMatrixLayoutCreate");
+    checkLt(
+        cublasLtMatrixLayoutCreate(&p.out, CUDA_R_32F, key.n, key.m, key.ldc),
+        "cublasLtMatrixLayoutCreate");
+
+    cublasLtMatmulPreference_t pref = nullptr;
+    checkLt(cublasLtMatmulPreferenceCreate(&pref),
+            "cublasLtMatmulPreferenceCreate");
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                    cublasStatus_t (*)(cublasLtMatmulPreference_t)>
+        prefOwner(pref, cublasLtMatmulPreferenceDestroy);
+    uint64_t workspace = workspaceBytes;
+    checkLt(cublasLtMatmulPreferenceSetAttribute(
+                pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                sizeof workspace),
+            "cublasLtMatmulPreferenceSetAttribute");
+    // The heuristic assumes 256-byte aligned pointers unless told.
+    std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.alignB},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.alignA},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.alignC},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.alignC}};
+    for (auto &[attr, value] : aligns)
+      checkLt(cublasLtMatmulPreferenceSetAttribute(pref, attr, &value,
+                                                   sizeof value),
+              "cublasLtMatmulPreferenceSetAttribute");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    checkLt(cublasLtMatmulAlgoGetHeuristic(lt_, p.desc, p.first, p.second,
+                                           p.out, p.out, pref, 1, &result,
+                                           &found),
+            "cublasLtMatmulAlgoGetHeuristic");
+    if (found == 0)
+      throw Error("cuBLASLt has no algorithm for sgemm " +
+                  std::to_string(key.m) + "x" + std::to_string(key.n) + "x" +
+                  std::to_string(key.k));
+    p.algo = result.algo;
+  } catch (...) {
+    p.destroy();
+    throw;
+  }
+  return plans_.emplace(key, p).first->second;
+}
+
+void CudaDevice::sgemm(const Matrix &a, const Matrix &b, const Matrix &c,
+                       bool transA, bool transB, float alpha, float beta) {
+  auto [m, n, k] = gemmDims(a, b, c, transA, transB);
+  if (m == 0 || n == 0)
+    return;
+  int64_t lda = leadingDim(a, "A"), ldb = leadingDim(b, "B"),
+          ldc = leadingDim(c, "C");
+  if (!cuda::deviceSelected())
+    throw std::logic_error("sgemm on the CUDA device before select()");
+  const float *pa = a.aligned + a.offset, *pb = b.aligned + b.offset;
+  float *pc = c.aligned + c.offset;
+  cudaStream_t stream = cuda::computeStream();
+  if (k == 0) { // C = beta * C; beta = 0 overwrites NaN too
+    if (beta == 0.0f)
+      cuda::check(cudaMemset2DAsync(pc, ldc * sizeof(float), 0,
+                                    n * sizeof(float), m, stream),
+                  "cudaMemset2DAsync");
+    else if (beta != 1.0f)
+      cuda::scaleOnStream(pc, m, n, ldc, beta, /*divide=*/false);
+    return;
+  }
+  GemmKey key{m, n, k, lda, ldb, ldc, transA, transB, 0, 0, 0};
+  key.alignA = alignmentOf(pa);
+  key.alignB = alignmentOf(pb);
+  key.alignC = alignmentOf(pc);
+  std::lock_guard<std::mutex> lock(gemmMutex_);
+  GemmPlan &p = plan(key);
+  checkLt(cublasLtMatmul(lt_, p.desc, &alpha, pb, p.first, pa, p.second, &beta,
+                         pc, p.out, pc, p.out, &p.algo, workspace_,
+                         workspaceBytes, stream),
+          "cublasLtMatmul");
+}
+
+void CudaDevice::shutdown() {
+  cuda::State &s = cuda::state();
+  if (!s.selected)
+    return;
+  cudaError_t err = cudaStreamSynchronize(s.stream);
+  std::string pending = cuda::takeAsyncError();
+  if (pending.empty() && err != cudaSuccess)
+    pending = std::string("CUDA cudaStreamSynchronize failed: ") +
+              cudaGetErrorString(err);
+  // Never lost: an error compiled code's launches left behind.
+  if (!pending.empty())
+    std::fprintf(stderr, "error: %s\n", pending.c_str());
+  if (nccl_) {
+    setCommunicator(previousCommunicator_);
+    try {
+      nccl_->shutdown();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "warning: %s\n", e.what());
+    }
+    nccl_.reset();
+  }
+  cuda::unloadModules();
+  cuda::unloadKernels();
+  for (auto &[key, p] : plans_)
+    p.destroy();
+  plans_.clear();
+  if (lt_)
+    cublasLtDestroy(lt_);
+  lt_ = nullptr;
+  if (workspace_)
+    cudaFree(workspace_);
+  workspace_ = nullptr;
+  cudaStreamDestroy(s.stream);
+  s.stream = nullptr;
+  s.selected = false;
+}
+} // namespace
+
+Device &cudaDevice() { return theDevice(); }
+
+} // namespace autodist::rt

@@ -1,0 +1,71 @@
+//===- Device.h - Where compiled code runs and what memory it gets -*- C++
+//-*-===//
+//
+// The target-specific part of the runtime behind one interface: the host
+// (CPU executables; the default) or a CUDA GPU (runtime/cuda, linked into
+// `--target=cuda` executables, whose main() installs it before runMain).
+// The rest of the runtime (trainer, data, checkpoints, the ABI's collectives)
+// is the same for both: it allocates the buffers it hands to compiled code
+// with allocateShared(), compiled code's own temporaries come from
+// allocateDevice(), and it calls synchronize() before reading what a call
+// into compiled code wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AUTODIST_RUNTIME_DEVICE_H
+#define AUTODIST_RUNTIME_DEVICE_H
+
+#include "autodist/runtime/Memref.h"
+
+#include <cstddef>
+#include <string>
+
+namespace autodist::rt {
+
+class Communicator;
+
+class Device {
+public:
+  virtual ~Device() = default;
+  /// "cpu", "cuda": for messages.
+  virtual const char *name() const = 0;
+  /// Called once per process after MPI is up and before anything is
+  /// allocated: chooses this rank's device (`localRank` among the ranks of
+  /// its node). Throws Error, with a one-line message, if there is none.
+  virtual void select(int localRank) = 0;
+  /// A one-line description for the start-up report ("cpu", "cuda:0 NVIDIA
+  /// H200 (sm_90) ..."), after select().
+  virtual std::string describe() const = 0;
+
+  /// Zeroed memory both the host and compiled code address: every Tensor
+  /// (parameters, state, data, the step's scalars). Throws std::bad_alloc.
+  virtual void *allocateShared(size_t bytes, size_t alignment) = 0;
+  virtual void freeShared(void *p) = 0;
+  /// Memory only compiled code touches (its temporaries, the step arena):
+  /// null when there is not enough.
+  virtual void *allocateDevice(size_t bytes, size_t alignment) = 0;
+  virtual void freeDevice(void *p) = 0;
+  /// Waits until everything issued by compiled code and the library calls
+  /// is done, so that the host may read shared memory.
+  virtual void synchronize() = 0;
+  /// Copies `bytes` bytes of memory compiled code wrote (device memory
+  /// included) to the host, once what compiled code issued before is done.
+  virtual void copyToHost(void *dst, const void *src, size_t bytes) = 0;
+
+  /// C = alpha * op(A) * op(B) + beta * C (the ABI's sgemm). Throws
+  /// std::invalid_argument if the shapes do not line up.
+  virtual void sgemm(const StridedMemref<float, 2> &a,
+                     const StridedMemref<float, 2> &b,
+                     const StridedMemref<float, 2> &c, bool transA, bool transB,
+                     float alpha, float beta) = 0;
+};
+
+/// The process's device: the host unless setDevice() installed another.
+Device &device();
+/// Installs `d` (before runMain; null restores the host). Returns the one it
+/// replaces.
+Device *setDevice(Device *d);
+
+} // namespace autodist::rt
+
+#endif // AUTODIST_RUNTIME_DEVICE_H
