@@ -878,6 +878,29 @@ def HostAccessToKernels : Pass<"autodist-host-access-to-kernels",
                            "mlir::arith::ArithDialect"];
 }
 
+def GuardKernelAsserts : Pass<"autodist-guard-kernel-asserts",
+                              "mlir::ModuleOp"> {
+  let summary = "Put each cf.assert of a parallel loop under an scf.if";
+  let description = [{
+    Runs before the parallel loops are mapped to the GPU.
+    `convert-parallel-loops-to-gpu` leaves a loop whose body holds a
+    `cf.assert` directly unconverted (a Gather's index check), while one
+    nested in an `scf.if` converts. Each such assert runs under the
+    condition that it fails, which is also the cheaper form in a kernel:
+
+    ```mlir
+    cf.assert %ok, "Gather: index out of range"
+    // becomes
+    %bad = arith.xori %ok, %true : i1
+    scf.if %bad {
+      cf.assert %ok, "Gather: index out of range"
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def CheckDeviceAccesses : Pass<"autodist-check-device-accesses",
                                "mlir::ModuleOp"> {
   let summary = "Fail on a memory access the GPU mapping left on the host";

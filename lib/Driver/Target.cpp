@@ -101,8 +101,11 @@ static const char *const kCUDAKernels =
     // Buffers threaded through loops (a scatter's) become the buffer.
     "canonicalize,"
     "autodist-host-access-to-kernels,"
+    "autodist-guard-kernel-asserts,"
+    // sccp: the tiles' bounds as constants, which the mapping needs (not
+    // canonicalize: it would merge the tile loops back).
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 "
-    "no-min-max-bounds},"
+    "no-min-max-bounds},sccp,"
     "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
     "autodist-check-device-accesses,"
     "lower-affine,canonicalize,cse,"

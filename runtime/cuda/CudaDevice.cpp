@@ -200,6 +200,8 @@ public:
   void freeDevice(void *p) override;
   void synchronize() override;
   void copyToHost(void *dst, const void *src, size_t bytes) override;
+  void copyStrided(float *dst, int64_t dstStride, const float *src,
+                   int64_t srcStride, int64_t n) override;
   void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
              bool transB, float alpha, float beta) override;
 
@@ -416,6 +418,22 @@ void CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
                               cuda::computeStream()),
               "cudaMemcpyAsync");
   synchronize();
+}
+
+void CudaDevice::copyStrided(float *dst, int64_t dstStride, const float *src,
+                             int64_t srcStride, int64_t n) {
+  if (n <= 0)
+    return;
+  if (!cuda::deviceSelected()) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i * dstStride] = src[i * srcStride];
+    return;
+  }
+  // n rows of one float each, the pitches the strides.
+  cuda::check(cudaMemcpy2DAsync(dst, dstStride * sizeof(float), src,
+                                srcStride * sizeof(float), sizeof(float), n,
+                                cudaMemcpyDefault, cuda::computeStream()),
+              "cudaMemcpy2DAsync");
 }
 
 GemmPlan &CudaDevice::plan(const GemmKey &key) {

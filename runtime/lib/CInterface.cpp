@@ -76,16 +76,25 @@ void onContiguous(const char *name, StridedMemref<float, 1> *buf, Fn fn,
                    [&] { return "\"bytes\": " + std::to_string(bytes); });
   float *data = buf->aligned + buf->offset;
   int64_t n = buf->sizes[0], stride = buf->strides[0];
-  if (stride == 1 || n <= 1) {
-    fn(data, n);
-    return;
+  try {
+    if (stride == 1 || n <= 1) {
+      fn(data, n);
+      return;
+    }
+    // Packed where the data is (device memory on a GPU).
+    Device &d = device();
+    auto *packed =
+        static_cast<float *>(d.allocateDevice(n * sizeof(float), 64));
+    if (!packed)
+      throw Error("out of memory packing a strided buffer of " +
+                  std::to_string(n) + " floats");
+    d.copyStrided(packed, 1, data, stride, n);
+    fn(packed, n);
+    d.copyStrided(data, stride, packed, 1, n);
+    d.freeDevice(packed);
+  } catch (const std::exception &e) {
+    fatal(e); // a communication error (Error) ends the run on every rank
   }
-  std::vector<float> packed(n);
-  for (int64_t i = 0; i < n; ++i)
-    packed[i] = data[i * stride];
-  fn(packed.data(), n);
-  for (int64_t i = 0; i < n; ++i)
-    data[i * stride] = packed[i];
 }
 
 ReduceOp reduceOp(int32_t op, const char *fn) {

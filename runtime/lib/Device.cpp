@@ -50,6 +50,11 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override {
     std::memcpy(dst, src, bytes);
   }
+  void copyStrided(float *dst, int64_t dstStride, const float *src,
+                   int64_t srcStride, int64_t n) override {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i * dstStride] = src[i * srcStride];
+  }
   void sgemm(const StridedMemref<float, 2> &a, const StridedMemref<float, 2> &b,
              const StridedMemref<float, 2> &c, bool transA, bool transB,
              float alpha, float beta) override {

@@ -51,17 +51,22 @@ void InputBatcher::add(CallArgs &args, int64_t first, int64_t count) {
     if (!spec.bagIds.empty()) {
       size_t ids = partner_[i];
       int64_t begin = bagStart(ids, first);
-      std::vector<int64_t> &out = rebased_[i];
+      // A Tensor (the device's memory: compiled code reads it in place on
+      // any target), grown to the largest call and then reused.
+      std::optional<Tensor> &out = rebased_[i];
       int64_t n = count + (spec.offsetsIncludeEnd ? 1 : 0);
-      out.resize(n); // i64 words; an i32 input uses the first half
+      if (!out || out->numElements() < n)
+        out.emplace(DType::I64, std::vector<int64_t>{n});
+      // i64 words; an i32 input uses the first half
+      auto *words = out->data<int64_t>();
       for (int64_t k = 0; k < n; ++k) {
         int64_t v = bagStart(ids, first + k) - begin;
         if (spec.dtype == DType::I32)
-          reinterpret_cast<int32_t *>(out.data())[k] = static_cast<int32_t>(v);
+          reinterpret_cast<int32_t *>(words)[k] = static_cast<int32_t>(v);
         else
-          out[k] = v;
+          words[k] = v;
       }
-      args.add(out.data(), {n});
+      args.add(words, {n});
       continue;
     }
     args.add(a.rows(first, count), spec.shape, count);

@@ -115,9 +115,14 @@ public:
         size_(comm::size()) {}
 
   int run() {
-    // The device before anything is allocated (every tensor is its memory).
-    if (int code = collectively([&] { device().select(comm::localRank()); }))
-      return code;
+    // The device before anything is allocated (every tensor is its memory);
+    // --help needs none.
+    bool help = std::any_of(argv_ + 1, argv_ + argc_, [](const char *a) {
+      return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0;
+    });
+    if (!help)
+      if (int code = collectively([&] { device().select(comm::localRank()); }))
+        return code;
     if (int code = collectively([&] { setup(); }))
       return code;
     if (opts_.help) {

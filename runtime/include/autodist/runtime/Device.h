@@ -51,6 +51,10 @@ public:
   /// Copies `bytes` bytes of memory compiled code wrote (device memory
   /// included) to the host, once what compiled code issued before is done.
   virtual void copyToHost(void *dst, const void *src, size_t bytes) = 0;
+  /// dst[i * dstStride] = src[i * srcStride] for i < n, in order with what
+  /// compiled code issued (memory of allocateDevice() or allocateShared()).
+  virtual void copyStrided(float *dst, int64_t dstStride, const float *src,
+                           int64_t srcStride, int64_t n) = 0;
 
   /// C = alpha * op(A) * op(B) + beta * C (the ABI's sgemm). Throws
   /// std::invalid_argument if the shapes do not line up.

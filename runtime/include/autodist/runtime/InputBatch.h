@@ -16,6 +16,7 @@
 #include "autodist/runtime/Manifest.h"
 #include "autodist/runtime/Memref.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ private:
   /// or -1.
   std::vector<int> partner_;
   /// Per offsets input: the rebased offsets of the current call.
-  std::vector<std::vector<int64_t>> rebased_;
+  std::vector<std::optional<Tensor>> rebased_;
 };
 
 /// Checks the bag offsets input `spec` (array `offsets`) of the ids array
