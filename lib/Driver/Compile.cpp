@@ -139,6 +139,7 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
       {"cluster", strategies, "needs --train (or --emit=strategy)"},
       {"cuda-arch", o.target == "cuda", "needs --target=cuda"},
       {"cuda-toolkit", o.target == "cuda", "needs --target=cuda"},
+      {"cuda-emulate", o.target == "cuda", "needs --target=cuda"},
       {"conv-backend", o.target == "cpu",
        "needs --target=cpu (the cuda target's convolutions are im2col + "
        "cuBLASLt)"},
@@ -151,6 +152,17 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
     if (o.isGiven(r.flag) && !r.meaningful)
       return fail(context, "--" + llvm::Twine(r.flag) + " " + r.needs);
   return success();
+}
+
+/// The target's options among the compiler's.
+TargetOptions targetOptions(const CompileOptions &o) {
+  TargetOptions t;
+  t.name = o.target;
+  t.convBackend = o.convBackend;
+  t.cudaArch = o.cudaArch;
+  t.cudaToolkit = o.cudaToolkit;
+  t.cudaEmulate = o.cudaEmulate;
+  return t;
 }
 
 /// What lies between compile()'s stages: the options, the diagnostics'
@@ -256,7 +268,9 @@ LogicalResult Compiler::writeExecutable(ModuleOp module) {
         emitObjectFiles(module, o.input, o.optLevel, o.jobs, tmp, objects);
     if (!e) {
       progress("linking");
-      e = linkExecutable(objects, tmp, o.runtimeLinkFile, o.target);
+      // The emulated kernels run on the host: the CPU runtime.
+      e = linkExecutable(objects, tmp, o.runtimeLinkFile,
+                         o.cudaEmulate ? "cpu" : o.target);
     }
     removeFiles(objects);
     return e;
@@ -316,8 +330,7 @@ LogicalResult Compiler::run() {
         });
       });
     if (failed(synchronize(*module, o.bucketBytes)) ||
-        failed(checkTargetSupports(
-            *module, {o.target, o.convBackend, o.cudaArch, o.cudaToolkit})))
+        failed(checkTargetSupports(*module, targetOptions(o))))
       return failure();
   }
   if (o.emit == "mlir")
@@ -328,8 +341,7 @@ LogicalResult Compiler::run() {
   progress("lowering to LLVM");
   {
     PassManager pm(&context);
-    if (llvm::Error e = buildLoweringPipeline(
-            pm, {o.target, o.convBackend, o.cudaArch, o.cudaToolkit}))
+    if (llvm::Error e = buildLoweringPipeline(pm, targetOptions(o)))
       return report(context, std::move(e));
     if (failed(pm.run(*module)))
       return failure();

@@ -139,6 +139,10 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("how the cuda target embeds its kernels: bin (cubin) or "
                      "isa (PTX text, for tests)"),
       llvm::cl::init("bin")};
+  Option<bool> cudaEmulate{
+      *this, "cuda-emulate",
+      llvm::cl::desc("the cuda target's kernels as loops on the host (tests)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -153,7 +157,7 @@ void registerAllPassesAndPipelines() {
         [](OpPassManager &pm, const LowerToLLVMOptions &o) {
           if (llvm::Error e = buildLoweringPipeline(
                   pm, {o.target, o.convBackend, o.cudaArch, o.cudaToolkit,
-                       o.cudaFormat}))
+                       o.cudaFormat, o.cudaEmulate}))
             pm.addPass(std::make_unique<ReportErrorPass>(
                 llvm::toString(std::move(e))));
         });

@@ -92,16 +92,19 @@ static const char *const kCUDABufferize =
     "autodist-strided-copies-to-linalg{all-copies},"
     "autodist-collapse-loop-dims,";
 
-/// Loops to GPU kernels: every parallel loop a grid of 256-thread blocks
-/// (outer dims to blocks, the first tiled by 256 to threads); what is left
-/// on the host that touches memory a one-thread kernel.
-static const char *const kCUDAKernels =
+/// Loops to parallel loops, each a kernel to be: what is left on the host
+/// that touches memory becomes a one-iteration parallel loop.
+static const char *const kCUDAParallelLoops =
     "autodist-parallel-dims-outer,"
     "convert-linalg-to-parallel-loops,"
     // Buffers threaded through loops (a scatter's) become the buffer.
     "canonicalize,"
     "autodist-host-access-to-kernels,"
-    "autodist-guard-kernel-asserts,"
+    "autodist-guard-kernel-asserts,";
+
+/// Parallel loops to GPU kernels: a grid of 256-thread blocks (outer dims to
+/// blocks, the first tiled by 256 to threads).
+static const char *const kCUDAKernels =
     // sccp: the tiles' bounds as constants, which the mapping needs (not
     // canonicalize: it would merge the tile loops back).
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 "
@@ -111,7 +114,30 @@ static const char *const kCUDAKernels =
     "lower-affine,canonicalize,cse,"
     "gpu-kernel-outlining,";
 
+/// The host's lowering of what kCUDAParallelLoops leaves (--cuda-emulate):
+/// the kernels as loops on the CPU, with the CPU runtime.
+static const char *const kCUDAEmulated =
+    "expand-strided-metadata,lower-affine,"
+    "finalize-memref-to-llvm{use-generic-functions},"
+    "convert-scf-to-cf,"
+    "autodist-bound-block-size,"
+    "convert-to-llvm,"
+    "reconcile-unrealized-casts,"
+    "autodist-emit-abi";
+
+llvm::Error parseLowering(OpPassManager &pm, const std::string &pipeline) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return llvm::createStringError("invalid lowering pipeline: " + errors);
+  return llvm::Error::success();
+}
+
 llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
+  if (o.cudaEmulate)
+    return parseLowering(pm, std::string("autodist-export-manifest,") +
+                                 kCUDABufferize + kCUDAParallelLoops +
+                                 kCUDAEmulated);
   std::string arch = checkCudaArch(o.cudaArch);
   if (!arch.empty())
     return llvm::createStringError(arch);
@@ -131,7 +157,8 @@ llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
   // The toolkit's ptxas makes the cubins, and its libdevice defines the
   // math functions (__nv_expf, ...) the kernels call.
   std::string pipeline =
-      std::string("autodist-export-manifest,") + kCUDABufferize + kCUDAKernels +
+      std::string("autodist-export-manifest,") + kCUDABufferize +
+      kCUDAParallelLoops + kCUDAKernels +
       "nvvm-attach-target{chip=" + o.cudaArch +
       " features=+ptx80 O=3},"
       // Structured control flow first: a kernel's cf.assert splits blocks.
@@ -147,11 +174,7 @@ llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
       "reconcile-unrealized-casts,"
       "gpu-module-to-binary{format=" +
       o.cudaFormat + " toolkit=" + toolkit + "},autodist-emit-abi";
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  if (failed(parsePassPipeline(pipeline, pm, os)))
-    return llvm::createStringError("invalid CUDA lowering pipeline: " + errors);
-  return llvm::Error::success();
+  return parseLowering(pm, pipeline);
 }
 
 struct Target {

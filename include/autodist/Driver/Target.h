@@ -31,6 +31,9 @@ struct TargetOptions {
   /// How the kernels are embedded: `bin` (a cubin for cudaArch) or `isa`
   /// (PTX text: what tests read).
   std::string cudaFormat = "bin";
+  /// The cuda target's IR rewrites, its kernels then run as loops on the
+  /// host with the CPU runtime: checks them where there is no GPU.
+  bool cudaEmulate = false;
 };
 
 /// Fails, with an error on the op, if `module` (after distribution) uses
