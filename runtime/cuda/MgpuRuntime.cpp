@@ -174,6 +174,9 @@ void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
     return;
   }
   for (int64_t d : {gridX, gridY, gridZ, blockX, blockY, blockZ})
+    if (d == 0)
+      return; // an empty loop (a zero-sized slice): nothing to run
+  for (int64_t d : {gridX, gridY, gridZ, blockX, blockY, blockZ})
     if (d < 1 || d > 0x7fffffff) {
       recordAsyncError(what() + ": grid or block size " + std::to_string(d) +
                        " out of range");
