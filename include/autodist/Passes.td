@@ -878,6 +878,28 @@ def HostAccessToKernels : Pass<"autodist-host-access-to-kernels",
                            "mlir::arith::ArithDialect"];
 }
 
+def InnermostDimFirst : Pass<"autodist-innermost-dim-first",
+                             "mlir::ModuleOp"> {
+  let summary = "Make each kernel loop's innermost dim its first";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before the tiling and
+    `gpu-map-parallel-loops`, which give a parallel loop's first dim (tiled
+    by 256) to consecutive threads and the others to blocks. Linalg's order
+    puts the row-major innermost dim last, so consecutive threads would
+    read addresses a row apart. This pass rotates every outermost
+    multi-dim `scf.parallel` so that its last dim comes first (the others
+    keep their order): consecutive threads then read consecutive elements.
+    A last dim with a static trip count below 32 stays last (a warp would
+    be mostly idle).
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c512) step (%c1, %c1) {...}
+    // becomes
+    scf.parallel (%j, %i) = (%c0, %c0) to (%c512, %n) step (%c1, %c1) {...}
+    ```
+  }];
+}
+
 def GuardKernelAsserts : Pass<"autodist-guard-kernel-asserts",
                               "mlir::ModuleOp"> {
   let summary = "Put each cf.assert of a parallel loop under an scf.if";

@@ -100,7 +100,9 @@ static const char *const kCUDAParallelLoops =
     // Buffers threaded through loops (a scatter's) become the buffer.
     "canonicalize,"
     "autodist-host-access-to-kernels,"
-    "autodist-guard-kernel-asserts,";
+    "autodist-guard-kernel-asserts,"
+    // Consecutive threads on consecutive elements (coalesced accesses).
+    "autodist-innermost-dim-first,";
 
 /// Parallel loops to GPU kernels: a grid of 256-thread blocks (outer dims to
 /// blocks, the first tiled by 256 to threads).
