@@ -40,6 +40,23 @@ namespace {
   "convert-linalg-to-blas,"                                                    \
   "autodist-deallocate-buffers,"
 
+// Host code (loops, calls) to the LLVM dialect with the runtime ABI: the
+// CPU's whole step, the cuda target's under --cuda-emulate.
+#define AUTODIST_HOST_TO_LLVM                                                  \
+  /* bf16 arithmetic in f32; its casts without libgcc's __truncsfbf2. */       \
+  "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"       \
+  "autodist-expand-bf16-casts,"                                                \
+  "expand-strided-metadata,lower-affine," /* Allocations go through the        \
+                                             runtime's step arena              \
+                                             (docs/abi.md). */                 \
+  "finalize-memref-to-llvm{use-generic-functions},"                            \
+  "convert-scf-to-cf," /* Dialect conversion is superlinear in the size of a   \
+                          block. */                                            \
+  "autodist-bound-block-size,"                                                 \
+  "convert-to-llvm,"                                                           \
+  "reconcile-unrealized-casts,"                                                \
+  "autodist-emit-abi"
+
 /// The CPU target's passes after its convolution library choice, as an
 /// mlir-opt pass list (no op anchor).
 static const char *const kCPULowering =
@@ -57,29 +74,20 @@ static const char *const kCPULowering =
     "canonicalize,cse,"
     // Equal shapes give equal loop nests: the blocks of a Transformer
     // then share their outlined functions, so LLVM sees each once.
-    "duplicate-function-elimination,"
-    // bf16 arithmetic in f32; its casts without libgcc's __truncsfbf2.
-    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "autodist-expand-bf16-casts,"
-    "expand-strided-metadata,lower-affine,"
-    // Allocations go through the runtime's step arena (docs/abi.md).
-    "finalize-memref-to-llvm{use-generic-functions},"
-    "convert-scf-to-cf,"
-    // Dialect conversion is superlinear in the size of a block.
-    "autodist-bound-block-size,"
-    "convert-to-llvm,"
-    "reconcile-unrealized-casts,"
-    "autodist-emit-abi";
+    "duplicate-function-elimination," AUTODIST_HOST_TO_LLVM;
 
-llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
+llvm::Error parseLowering(OpPassManager &pm, const std::string &pipeline) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  std::string pipeline = "autodist-export-manifest,"
-                         "convert-nn-conv-to-onednn{backend=" +
-                         o.convBackend + "}," + kCPULowering;
   if (failed(parsePassPipeline(pipeline, pm, os)))
-    return llvm::createStringError("invalid CPU lowering pipeline: " + errors);
+    return llvm::createStringError("invalid lowering pipeline: " + errors);
   return llvm::Error::success();
+}
+
+llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
+  return parseLowering(pm, "autodist-export-manifest,"
+                           "convert-nn-conv-to-onednn{backend=" +
+                               o.convBackend + "}," + kCPULowering);
 }
 
 /// The cuda target's passes from nn/dist to bufferized loops: the CPU's,
@@ -116,30 +124,12 @@ static const char *const kCUDAKernels =
     "lower-affine,canonicalize,cse,"
     "gpu-kernel-outlining,";
 
-/// The host's lowering of what kCUDAParallelLoops leaves (--cuda-emulate):
-/// the kernels as loops on the CPU, with the CPU runtime.
-static const char *const kCUDAEmulated =
-    "expand-strided-metadata,lower-affine,"
-    "finalize-memref-to-llvm{use-generic-functions},"
-    "convert-scf-to-cf,"
-    "autodist-bound-block-size,"
-    "convert-to-llvm,"
-    "reconcile-unrealized-casts,"
-    "autodist-emit-abi";
-
-llvm::Error parseLowering(OpPassManager &pm, const std::string &pipeline) {
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  if (failed(parsePassPipeline(pipeline, pm, os)))
-    return llvm::createStringError("invalid lowering pipeline: " + errors);
-  return llvm::Error::success();
-}
-
 llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
   if (o.cudaEmulate)
     return parseLowering(pm, std::string("autodist-export-manifest,") +
                                  kCUDABufferize + kCUDAParallelLoops +
-                                 kCUDAEmulated);
+                                 // The kernels as loops on the host.
+                                 AUTODIST_HOST_TO_LLVM);
   std::string arch = checkCudaArch(o.cudaArch);
   if (!arch.empty())
     return llvm::createStringError(arch);
