@@ -196,7 +196,13 @@ static Value buildGenericMatmul(OpBuilder &b, Location loc, Value x, Value y,
              b, loc, TypeRange{type}, ValueRange{x, y}, ValueRange{init}, maps,
              iters,
              [](OpBuilder &nb, Location l, ValueRange a) {
-               Value p = arith::MulFOp::create(nb, l, a[0], a[1]);
+               // bf16/f16 operands (autodist-mixed-precision): exact in f32.
+               Value x = a[0], y = a[1];
+               if (!x.getType().isF32()) {
+                 x = arith::ExtFOp::create(nb, l, nb.getF32Type(), x);
+                 y = arith::ExtFOp::create(nb, l, nb.getF32Type(), y);
+               }
+               Value p = arith::MulFOp::create(nb, l, x, y);
                linalg::YieldOp::create(
                    nb, l, ValueRange{arith::AddFOp::create(nb, l, a[2], p)});
              })
@@ -224,8 +230,8 @@ Results MatMulOp::lowerToLinalg(OpBuilder &b) {
       rows = ShapedType::isDynamic(d) || ShapedType::isDynamic(rows)
                  ? ShapedType::kDynamic
                  : rows * d;
-    auto x2Type =
-        RankedTensorType::get({rows, xt.getDimSize(r - 1)}, b.getF32Type());
+    auto x2Type = RankedTensorType::get({rows, xt.getDimSize(r - 1)},
+                                        xt.getElementType());
     Value x2 = tensor::CollapseShapeOp::create(b, loc, x2Type, x, re);
     auto out2Type =
         RankedTensorType::get({rows, yt.getDimSize(1)}, b.getF32Type());
@@ -1116,23 +1122,34 @@ Results MseLossGradOp::lowerToLinalg(OpBuilder &b) {
                        })};
 }
 
-Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
-  Location loc = getLoc();
+/// The f32 sum over every element of every tensor of `tensors` of
+/// `fn(element)`.
+static Value sumOfAll(OpBuilder &b, Location loc, ValueRange tensors,
+                      function_ref<Value(OpBuilder &, Location, Value)> fn) {
   Value total = f32Const(b, loc, 0.0f);
-  for (Value g : getGrads()) {
+  for (Value g : tensors) {
     auto t = typeOf(g);
-    Value sq = buildElementwise(
-        b, loc, t, {g}, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          return arith::MulFOp::create(nb, l, a[0], a[0]);
+    Value mapped = buildElementwise(
+        b, loc, t, {g}, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          return fn(nb, l, a[0]);
         });
     SmallVector<int64_t> all(t.getRank());
     std::iota(all.begin(), all.end(), 0);
-    Value s = sq;
+    Value s = mapped;
     if (!all.empty())
-      s = buildReduction(b, loc, sq, all, 0.0f, addF);
+      s = buildReduction(b, loc, mapped, all, 0.0f, addF);
     total = arith::AddFOp::create(
         b, loc, total, tensor::ExtractOp::create(b, loc, s, ValueRange{}));
   }
+  return total;
+}
+
+Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  Value total = sumOfAll(b, loc, getGrads(),
+                         [](OpBuilder &nb, Location l, Value x) -> Value {
+                           return arith::MulFOp::create(nb, l, x, x);
+                         });
   // torch.nn.utils.clip_grad_norm_: coef = min(1, max_norm / (norm + 1e-6)).
   Value norm = math::SqrtOp::create(b, loc, total);
   Value coef = arith::DivFOp::create(
@@ -1147,6 +1164,66 @@ Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
                            return arith::MulFOp::create(nb, l, a[0], coef);
                          }));
   return out;
+}
+
+Results UnscaleGradientsOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  // Non-finite anywhere iff the sum of every element times 0 is NaN (x * 0
+  // is +-0 for a finite x, NaN for an infinite or NaN one).
+  Value total = sumOfAll(
+      b, loc, getGrads(), [](OpBuilder &nb, Location l, Value x) -> Value {
+        return arith::MulFOp::create(nb, l, x, f32Const(nb, l, 0.0f));
+      });
+  Value foundInf =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, total, total);
+  // GradScaler multiplies by the reciprocal, rounded to f32.
+  Value scale = tensor::ExtractOp::create(b, loc, getScale(), ValueRange{});
+  Value inv = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0f), scale);
+  SmallVector<Value> out;
+  for (Value g : getGrads())
+    out.push_back(
+        buildElementwise(b, loc, typeOf(g), {g},
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(nb, l, a[0], inv);
+                         }));
+  out.push_back(tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{foundInf}));
+  return out;
+}
+
+Results UpdateLossScaleOp::lowerToLinalg(OpBuilder &b) {
+  Location loc = getLoc();
+  auto scalar = [&](Value t) {
+    return tensor::ExtractOp::create(b, loc, t, ValueRange{}).getResult();
+  };
+  Value scale = scalar(getScale()), tracker = scalar(getGrowthTracker());
+  Value inf = scalar(getFoundInf());
+  Value zero = f32Const(b, loc, 0.0f);
+  // No overflow: one more successful step; at the interval, grow (only to
+  // a finite scale) and restart the count.
+  Value successful =
+      arith::AddFOp::create(b, loc, tracker, f32Const(b, loc, 1.0f));
+  Value due = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGE, successful,
+      f32Const(b, loc, static_cast<float>(getGrowthInterval())));
+  Value grown = arith::MulFOp::create(
+      b, loc, scale, f32Const(b, loc, getGrowthFactor().convertToFloat()));
+  Value finite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, grown),
+      f32Const(b, loc, std::numeric_limits<float>::infinity()));
+  Value okScale = arith::SelectOp::create(
+      b, loc, due,
+      arith::SelectOp::create(b, loc, finite, grown, scale).getResult(), scale);
+  Value okTracker = arith::SelectOp::create(b, loc, due, zero, successful);
+  Value backedOff = arith::MulFOp::create(
+      b, loc, scale, f32Const(b, loc, getBackoffFactor().convertToFloat()));
+  auto t = RankedTensorType::get({}, b.getF32Type());
+  auto tensorOf = [&](Value v) {
+    return tensor::FromElementsOp::create(b, loc, t, ValueRange{v}).getResult();
+  };
+  return SmallVector<Value>{
+      tensorOf(arith::SelectOp::create(b, loc, inf, backedOff, okScale)),
+      tensorOf(arith::SelectOp::create(b, loc, inf, zero, okTracker))};
 }
 
 //===----------------------------------------------------------------------===//

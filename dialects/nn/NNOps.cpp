@@ -73,10 +73,20 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+/// A contraction's operands share one element type (f32, bf16 or f16).
+static LogicalResult verifyContractionOperands(Operation *op, Value a,
+                                               Value b) {
+  Type ea = rankedType(a).getElementType(), eb = rankedType(b).getElementType();
+  if (ea != eb)
+    return op->emitOpError("operands must have the same element type, got ")
+           << ea << " and " << eb;
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   if (getAlpha().convertToFloat() == 0.0f)
     return emitOpError("alpha must be non-zero");
-  return success();
+  return verifyContractionOperands(*this, getA(), getB());
 }
 
 //===----------------------------------------------------------------------===//
@@ -119,7 +129,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
-LogicalResult MatMulOp::verify() { return success(); }
+LogicalResult MatMulOp::verify() {
+  return verifyContractionOperands(*this, getA(), getB());
+}
 
 //===----------------------------------------------------------------------===//
 // Binary elementwise ops
@@ -1149,6 +1161,45 @@ LogicalResult ClipByGlobalNormOp::verify() {
 
 OpOperand &ClipByGlobalNormOp::getSourceGradient(unsigned index) {
   return getGradsMutable()[index];
+}
+
+LogicalResult
+UnscaleGradientsOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                     ValueRange operands, DictionaryAttr,
+                                     OpaqueProperties, RegionRange,
+                                     SmallVectorImpl<Type> &results) {
+  llvm::append_range(results, operands.drop_front().getTypes());
+  results.push_back(tensorOf({}, IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult UnscaleGradientsOp::verify() {
+  if (getGrads().empty())
+    return emitOpError("needs at least one gradient");
+  return success();
+}
+
+OpOperand &UnscaleGradientsOp::getSourceGradient(unsigned index) {
+  return getGradsMutable()[index];
+}
+
+LogicalResult UpdateLossScaleOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location>, ValueRange, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &results) {
+  results.push_back(f32Tensor(ctx, {}));
+  results.push_back(f32Tensor(ctx, {}));
+  return success();
+}
+
+LogicalResult UpdateLossScaleOp::verify() {
+  if (!(getGrowthFactor().convertToFloat() > 1.0f))
+    return emitOpError("growth_factor must be > 1");
+  float backoff = getBackoffFactor().convertToFloat();
+  if (!(backoff > 0.0f && backoff < 1.0f))
+    return emitOpError("backoff_factor must be in (0, 1)");
+  if (getGrowthInterval() < 1)
+    return emitOpError("growth_interval must be >= 1");
+  return success();
 }
 
 #define GET_OP_CLASSES

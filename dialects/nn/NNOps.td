@@ -21,6 +21,9 @@ def NN_F32Tensor : RankedTensorOf<[F32]>;
 def NN_F32Scalar : 0DTensorOf<[F32]>;
 def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
+/// Operands of a matrix product: f32, or a 16-bit float that
+/// autodist-mixed-precision casts them to (accumulated in f32).
+def NN_ContractionTensor : RankedTensorOf<[F32, BF16, F16]>;
 /// Tensors that shape ops, comparisons, selects and casts accept: every
 /// element type ONNX models bring that nn computes in its own type (f32 is
 /// the only one that is differentiated; see backpropagate).
@@ -53,14 +56,16 @@ def NN_GemmOp : NN_DiffOp<"gemm"> {
   let description = [{
     ONNX `Gemm`: `Y = alpha * op(A) * op(B) + beta * C` where `op(X)` is `X`
     or its transpose (`transA`, `transB`). `C` is optional and broadcasts
-    unidirectionally to `[M, N]`.
+    unidirectionally to `[M, N]`. `A` and `B` are f32, or both bf16 or
+    both f16 (autodist-mixed-precision): their products are exact in f32
+    and accumulated in f32; `C` and the result are f32.
 
     ```mlir
     %y = nn.gemm %x, %w, %b {transB = true}
         : (tensor<?x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$a, NN_F32Tensor:$b,
+  let arguments = (ins NN_ContractionTensor:$a, NN_ContractionTensor:$b,
                    Optional<NN_F32Tensor>:$c,
                    DefaultValuedAttr<F32Attr, "1.0">:$alpha,
                    DefaultValuedAttr<F32Attr, "1.0">:$beta,
@@ -80,13 +85,16 @@ def NN_MatMulOp : NN_DiffOp<"matmul"> {
     a 2-D `linalg.matmul` on collapsed batch dims, anything else to a
     `linalg.generic` contraction. Every form is differentiable; the
     gradient of a broadcast operand is summed over the broadcast batch dims.
+    The operands are f32, or both bf16 or both f16 (autodist-mixed-precision:
+    products exact in f32, accumulated in f32, an f32 result; only the f32
+    form is differentiated).
 
     ```mlir
     %y = nn.matmul %x, %w : (tensor<?x64xf32>, tensor<64x32xf32>) -> tensor<?x32xf32>
     %z = nn.matmul %a, %b : (tensor<?x4x8xf32>, tensor<1x8x3xf32>) -> tensor<?x4x3xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$a, NN_F32Tensor:$b);
+  let arguments = (ins NN_ContractionTensor:$a, NN_ContractionTensor:$b);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
 }
@@ -1128,6 +1136,54 @@ def NN_ClipByGlobalNormOp : NN_Op<"clip_by_global_norm",
   }];
   let arguments = (ins Variadic<NN_F32Tensor>:$grads, F32Attr:$max_norm);
   let results = (outs Variadic<NN_F32Tensor>:$results);
+  let hasVerifier = 1;
+}
+
+def NN_UnscaleGradientsOp : NN_Op<"unscale_gradients",
+    [DeclareOpInterfaceMethods<GradientTransformOpInterface>]> {
+  let summary = "Divides loss-scaled gradients by the scale and finds non-finite ones";
+  let description = [{
+    fp16 dynamic loss scaling (`--precision=fp16`), as PyTorch's
+    `GradScaler.unscale_`: every gradient is multiplied by `1 / scale` (the
+    reciprocal rounded to f32), and `found_inf` is true iff any element of
+    any (scaled) gradient is infinite or NaN. Synchronization reduces the
+    operands, the scaled gradients (GradientTransformOpInterface), so every
+    rank reaches the same verdict.
+
+    ```mlir
+    %a1, %b1, %inf = nn.unscale_gradients %scale, %a, %b
+        : (tensor<f32>, tensor<4x3xf32>, tensor<3xf32>)
+        -> (tensor<4x3xf32>, tensor<3xf32>, tensor<i1>)
+    ```
+  }];
+  let arguments = (ins NN_F32Scalar:$scale, Variadic<NN_F32Tensor>:$grads);
+  let results = (outs Variadic<NN_F32Tensor>:$results,
+                 0DTensorOf<[I1]>:$found_inf);
+  let hasVerifier = 1;
+}
+
+def NN_UpdateLossScaleOp : NN_Op<"update_loss_scale"> {
+  let summary = "The next loss scale and growth tracker of dynamic loss scaling";
+  let description = [{
+    PyTorch's `GradScaler.update` (`torch._amp_update_scale_`): if
+    `found_inf`, the scale is multiplied by `backoff_factor` and the tracker
+    reset to 0; otherwise the tracker counts one more successful step and,
+    when it reaches `growth_interval`, the scale is multiplied by
+    `growth_factor` (unless that is not finite) and the tracker reset. The
+    tracker is an f32 count (exact below 2^24).
+
+    ```mlir
+    %s1, %t1 = nn.update_loss_scale %s, %t, %inf {growth_interval = 2000 : i64}
+        : (tensor<f32>, tensor<f32>, tensor<i1>) -> (tensor<f32>, tensor<f32>)
+    ```
+  }];
+  let arguments = (ins NN_F32Scalar:$scale, NN_F32Scalar:$growth_tracker,
+                   0DTensorOf<[I1]>:$found_inf,
+                   DefaultValuedAttr<F32Attr, "2.0">:$growth_factor,
+                   DefaultValuedAttr<F32Attr, "0.5">:$backoff_factor,
+                   DefaultValuedAttr<I64Attr, "2000">:$growth_interval);
+  let results = (outs NN_F32Scalar:$new_scale,
+                 NN_F32Scalar:$new_growth_tracker);
   let hasVerifier = 1;
 }
 

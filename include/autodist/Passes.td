@@ -42,6 +42,15 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
     dropout gets two more arguments after `step`,
     `%seed: tensor<i64> {nn.seed}` and `%rank: tensor<i64> {nn.rank}`, and
     `seed` is recorded in `autodist.train` (the manifest's `train.seed`).
+
+    `loss-scale=dynamic` (`--precision=fp16`) is PyTorch's GradScaler: the
+    backward pass starts from the loss scale instead of 1, the gradients
+    are unscaled after synchronization (`nn.unscale_gradients`, which also
+    finds non-finite ones), a step with a non-finite gradient leaves the
+    parameters and the optimizer state unchanged (`nn.where`), and the scale
+    and its growth tracker (`nn.update_loss_scale`) are state of the step,
+    `amp/loss_scale` (starting at `loss-scale-init`) and
+    `amp/growth_tracker`.
   }];
   let options = [
     Option<"loss", "loss", "std::string", "\"cross_entropy\"",
@@ -78,7 +87,14 @@ def BuildTrainStep : Pass<"autodist-build-train-step", "mlir::ModuleOp"> {
     Option<"syncBatchNorm", "sync-batchnorm", "bool", "false",
            "batch normalization statistics over the global batch (all "
            "ranks: sums marked global_batch, all-reduced by "
-           "dist-synchronize) instead of each rank's batch">
+           "dist-synchronize) instead of each rank's batch">,
+    Option<"lossScale", "loss-scale", "std::string", "\"none\"",
+           "none, or dynamic (fp16 loss scaling, PyTorch GradScaler)">,
+    Option<"lossScaleInit", "loss-scale-init", "double", "65536.0",
+           "dynamic: the first loss scale">,
+    Option<"lossScaleGrowthInterval", "loss-scale-growth-interval",
+           "int64_t", "2000",
+           "dynamic: steps without overflow before the scale doubles">
   ];
   let dependentDialects = ["autodist::nn::NNDialect",
                            "autodist::dist::DistDialect",
@@ -94,6 +110,34 @@ def RecognizeLayerNorm : Pass<"nn-recognize-layer-norm", "mlir::ModuleOp"> {
     the trailing dims. This pass replaces that chain by one `nn.layer_norm`
     (the importer runs it), so training and lowering see one op.
   }];
+  let dependentDialects = ["autodist::nn::NNDialect"];
+}
+
+def MixedPrecision : Pass<"nn-mixed-precision", "mlir::ModuleOp"> {
+  let summary = "Matrix products on bf16 or f16 operands, accumulated in f32";
+  let description = [{
+    `--precision=bf16|fp16`: every f32 `nn.matmul` and `nn.gemm` (of the
+    forward and the backward pass alike: the pass runs on the whole step,
+    after synchronization) takes its two operands rounded to `precision`
+    (`nn.cast`, to nearest even) and still produces f32: products of 16-bit
+    floats are exact in f32 and the sums are f32, as cuBLASLt's and
+    PyTorch autocast's matrix products. Parameters, optimizer state,
+    gradients and every other op stay f32 (master weights). One cast per
+    value: a weight read by its forward product and by its input gradient
+    is rounded once per step.
+
+    ```mlir
+    %y = nn.matmul %x, %w : (tensor<?x64xf32>, tensor<64x32xf32>) -> tensor<?x32xf32>
+    // becomes
+    %xb = nn.cast %x {to = bf16} : (tensor<?x64xf32>) -> tensor<?x64xbf16>
+    %wb = nn.cast %w {to = bf16} : (tensor<64x32xf32>) -> tensor<64x32xbf16>
+    %y = nn.matmul %xb, %wb : (tensor<?x64xbf16>, tensor<64x32xbf16>) -> tensor<?x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"bf16\"",
+           "the operands' type: bf16 or fp16">
+  ];
   let dependentDialects = ["autodist::nn::NNDialect"];
 }
 

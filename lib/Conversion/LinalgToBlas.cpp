@@ -1,7 +1,8 @@
-//===- LinalgToBlas.cpp - f32 contractions on memrefs to sgemm calls ------===//
+//===- LinalgToBlas.cpp - contractions on memrefs to GEMM calls -----------===//
 //
 // Contractions go to a tuned library (docs/abi.md: autodist_rt_sgemm, backed
-// by OpenBLAS). Any linalg contraction (linalg.matmul, linalg.contract,
+// by OpenBLAS; autodist_rt_gemm_bf16/f16 for --precision's 16-bit operands,
+// accumulated in f32). Any linalg contraction (linalg.matmul, linalg.contract,
 // batched or broadcast forms) is split into one GEMM over an (m, n, k) triple
 // of its dims and loops over all other dims; transposes are read off the
 // indexing maps.
@@ -29,23 +30,34 @@ using namespace autodist;
 
 namespace {
 
-constexpr StringLiteral kSgemmFn = abi::kSgemm;
-
-/// A rank-2 f32 memref of fully dynamic shape and strides.
-MemRefType stridedMatrixType(MLIRContext *ctx) {
+/// A rank-2 memref of `element`s of fully dynamic shape and strides.
+MemRefType stridedMatrixType(Type element) {
+  MLIRContext *ctx = element.getContext();
   int64_t dyn = ShapedType::kDynamic;
-  return MemRefType::get({dyn, dyn}, Float32Type::get(ctx),
+  return MemRefType::get({dyn, dyn}, element,
                          StridedLayoutAttr::get(ctx, dyn, {dyn, dyn}));
 }
 
-func::FuncOp declareSgemm(ModuleOp module) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(kSgemmFn))
+/// The runtime's GEMM for A and B of element type `ab` (C is f32): sgemm,
+/// or the 16-bit GEMMs of --precision=bf16|fp16 (f32 accumulation).
+StringRef gemmFunction(Type ab) {
+  if (ab.isBF16())
+    return abi::kGemmBf16;
+  if (ab.isF16())
+    return abi::kGemmF16;
+  return abi::kSgemm;
+}
+
+func::FuncOp declareGemm(ModuleOp module, Type ab) {
+  StringRef name = gemmFunction(ab);
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  MemRefType m = stridedMatrixType(b.getContext());
+  MemRefType m = stridedMatrixType(ab);
+  MemRefType c = stridedMatrixType(b.getF32Type());
   auto f = func::FuncOp::create(
-      b, module.getLoc(), kSgemmFn,
-      b.getFunctionType({m, m, m, b.getI32Type(), b.getI32Type(),
+      b, module.getLoc(), name,
+      b.getFunctionType({m, m, c, b.getI32Type(), b.getI32Type(),
                          b.getF32Type(), b.getF32Type()},
                         {}));
   f.setPrivate();
@@ -79,16 +91,32 @@ struct GemmDims {
   unsigned rowOperand; // 0 (A) or 1 (B); the other supplies the columns
 };
 
-/// Picks the GEMM dims of a contraction with f32 memref operands and
-/// projected-permutation maps; nullopt if it has no m, n or k dim.
+/// The element type of A and B when `op`'s memref operands are f32, or
+/// both bf16 or both f16 with an f32 C; else null.
+Type gemmOperandType(linalg::LinalgOp op) {
+  if (op->getNumOperands() != 3)
+    return Type();
+  SmallVector<Type> e;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t)
+      return Type();
+    e.push_back(t.getElementType());
+  }
+  if (!e[2].isF32() || e[0] != e[1] ||
+      !(e[0].isF32() || e[0].isBF16() || e[0].isF16()))
+    return Type();
+  return e[0];
+}
+
+/// Picks the GEMM dims of a contraction with f32 (or 16-bit float A and B)
+/// memref operands and projected-permutation maps; nullopt if it has no m,
+/// n or k dim.
 std::optional<GemmDims> pickGemmDims(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
-  for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.getElementType().isF32())
-      return std::nullopt;
-  }
+  if (!gemmOperandType(op))
+    return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (!llvm::all_of(maps,
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
@@ -134,8 +162,8 @@ Value matrixView(OpBuilder &b, Location loc, Value operand, AffineMap map,
     view = memref::SubViewOp::create(b, loc, viewType, operand, offsets, sizes,
                                      strides);
   }
-  return memref::CastOp::create(b, loc, stridedMatrixType(b.getContext()),
-                                view);
+  return memref::CastOp::create(b, loc,
+                                stridedMatrixType(type.getElementType()), view);
 }
 
 /// Whether `v` is the f32 constant 0.
@@ -244,7 +272,7 @@ void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
   args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
   args.push_back(arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(zeroInit ? 0.0f : 1.0f)));
-  func::CallOp::create(b, loc, declareSgemm(module), args);
+  func::CallOp::create(b, loc, declareGemm(module, gemmOperandType(op)), args);
   b.eraseOp(op);
 }
 

@@ -137,6 +137,13 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
        "needs --compensation=delay_compensation"},
       {"stale-warmup", o.staleness > 0, "needs --staleness"},
       {"cluster", strategies, "needs --train (or --emit=strategy)"},
+      {"loss-scale-init", o.precision == "fp16" && training,
+       "needs --precision=fp16 and --train"},
+      {"loss-scale-growth-interval", o.precision == "fp16" && training,
+       "needs --precision=fp16 and --train"},
+      // The stale gradients would bypass loss scaling's overflow check.
+      {"staleness", o.precision != "fp16",
+       "cannot be combined with --precision=fp16 yet"},
       {"cuda-arch", o.target == "cuda", "needs --target=cuda"},
       {"cuda-toolkit", o.target == "cuda", "needs --target=cuda"},
       {"cuda-emulate", o.target == "cuda", "needs --target=cuda"},
@@ -333,6 +340,8 @@ LogicalResult Compiler::run() {
         failed(checkTargetSupports(*module, targetOptions(o))))
       return failure();
   }
+  if (failed(applyPrecision(*module, o.precision)))
+    return failure();
   if (o.emit == "mlir")
     return writeAtomically([&](llvm::StringRef tmp) {
       return writeText(tmp, [&](llvm::raw_ostream &os) { module->print(os); });
@@ -394,6 +403,9 @@ LogicalResult verifyCompileOptions(MLIRContext &context,
   if (!llvm::is_contained({"strategy", "mlir", "llvm", "obj", "exe"}, o.emit))
     return fail(context, "unknown --emit '" + o.emit +
                              "' (expected strategy, mlir, llvm, obj or exe)");
+  if (!llvm::is_contained({"fp32", "bf16", "fp16"}, o.precision))
+    return fail(context, "unknown --precision '" + o.precision +
+                             "' (expected fp32, bf16 or fp16)");
   if (o.convBackend != "auto" && o.convBackend != "im2col" &&
       o.convBackend != "onednn")
     return fail(context, "unknown --conv-backend '" + o.convBackend +

@@ -50,6 +50,9 @@ LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
   train.gamma = o.gamma;
   train.seed = o.seed;
   train.syncBatchNorm = o.syncBatchNorm;
+  train.lossScale = o.precision == "fp16" ? "dynamic" : "none";
+  train.lossScaleInit = o.lossScaleInit;
+  train.lossScaleGrowthInterval = o.lossScaleGrowthInterval;
   if (o.train)
     pm.addPass(createBuildTrainStep(train));
   ApplyStrategyOptions strategy;
@@ -87,6 +90,16 @@ LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
   pm.addPass(createSplitBuckets(split));
   // Last: the compressed buckets are final, and their state is the step's.
   pm.addPass(createCompressorState());
+  return pm.run(module);
+}
+
+LogicalResult applyPrecision(ModuleOp module, StringRef precision) {
+  if (precision == "fp32")
+    return success();
+  PassManager pm(module.getContext());
+  MixedPrecisionOptions mixed;
+  mixed.precision = precision.str();
+  pm.addPass(createMixedPrecision(mixed));
   return pm.run(module);
 }
 

@@ -59,11 +59,12 @@ Location gradientLoc(Location loc) {
 /// them backwards, asking each for its VJP. Ops no gradient flows through
 /// (or that have no operands) are skipped; integer values get no gradient;
 /// an op a gradient must cross but that cannot be differentiated is an
-/// error. Only f32 is differentiated: a gradient that would have to cross a
+/// error. The loss's own gradient is `seed` (the loss scale), or 1 when
+/// null. Only f32 is differentiated: a gradient that would have to cross a
 /// value of another float type depending on one of `params` is an error,
 /// not a gradient silently cut (the VJPs build f32 arithmetic).
 FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss,
-                                 ArrayRef<Value> params) {
+                                 ArrayRef<Value> params, Value seed) {
   GradMap grads;
   DenseSet<Value> active(params.begin(), params.end());
   for (Operation &op : body)
@@ -75,8 +76,10 @@ FailureOr<GradMap> backpropagate(OpBuilder &b, Block &body, Value loss,
     return isa<FloatType>(e) && !e.isF32() && active.contains(v);
   };
   auto scalar = RankedTensorType::get({}, b.getF32Type());
-  grads[loss] = arith::ConstantOp::create(b, loss.getLoc(),
-                                          DenseElementsAttr::get(scalar, 1.0f));
+  grads[loss] =
+      seed ? seed
+           : arith::ConstantOp::create(b, loss.getLoc(),
+                                       DenseElementsAttr::get(scalar, 1.0f));
   SmallVector<Operation *> forwardOps;
   for (Operation &op : body) {
     forwardOps.push_back(&op);
@@ -135,6 +138,11 @@ void eraseDeadOps(Block &body) {
     }
   }
 }
+
+/// The state of fp16 dynamic loss scaling (docs/strategies.md).
+constexpr const char *kLossScaleState = "amp/loss_scale";
+constexpr const char *kGrowthTrackerState = "amp/growth_tracker";
+constexpr const char *kOptimizerStepsState = "amp/optimizer_steps";
 
 /// A trainable parameter and where its pieces live in @train_step.
 struct Trainable {
@@ -206,6 +214,18 @@ LogicalResult BuildTrainStepPass::checkOptions(ModuleOp module) {
   if (!(beta1 >= 0.0 && beta1 < 1.0 && beta2 >= 0.0 && beta2 < 1.0 &&
         epsilon > 0.0))
     return module.emitError("Adam needs 0 <= beta1, beta2 < 1 and epsilon > 0");
+  if (lossScale != "none" && lossScale != "dynamic")
+    return module.emitError("unsupported loss-scale '")
+           << lossScale << "' (supported: none, dynamic)";
+  if (lossScale == "dynamic" &&
+      !(lossScaleInit > 0.0 &&
+        lossScaleInit <= std::numeric_limits<float>::max()))
+    return module.emitError("the loss scale must be a finite number > 0, got ")
+           << static_cast<double>(lossScaleInit);
+  if (lossScaleGrowthInterval < 1)
+    return module.emitError("the loss scale's growth interval must be >= 1, "
+                            "got ")
+           << static_cast<int64_t>(lossScaleGrowthInterval);
   if (schedule != "constant" && schedule != "cosine" && schedule != "step")
     return module.emitError("unsupported lr schedule '")
            << schedule << "' (supported: constant, cosine, step)";
@@ -374,6 +394,28 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
           b.getDictionaryAttr(b.getNamedAttr("nn.state", b.getStringAttr(s))));
     }
   }
+  // fp16 loss scaling: the scale and its growth tracker, after the
+  // optimizer state.
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  std::optional<unsigned> scaleArg;
+  if (lossScale == "dynamic") {
+    scaleArg = argTypes.size();
+    argTypes.push_back(scalar);
+    argAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("nn.state", b.getStringAttr(kLossScaleState)),
+         b.getNamedAttr("nn.state_init", b.getF32FloatAttr(static_cast<float>(
+                                             lossScaleInit)))}));
+    argTypes.push_back(scalar);
+    argAttrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr("nn.state", b.getStringAttr(kGrowthTrackerState))));
+    // Adam's bias correction counts the steps it took (torch.optim.Adam's
+    // per-parameter `step`), not the skipped ones.
+    if (optimizer == "adam" || optimizer == "adamw") {
+      argTypes.push_back(scalar);
+      argAttrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr("nn.state", b.getStringAttr(kOptimizerStepsState))));
+    }
+  }
   for (unsigned i : inputs) {
     fwdToStep[i] = argTypes.size();
     argTypes.push_back(fwdType.getInput(i));
@@ -386,7 +428,6 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
     argAttrs.push_back(b.getDictionaryAttr(
         b.getNamedAttr("nn.label", b.getStringAttr(label))));
   }
-  auto scalar = RankedTensorType::get({}, b.getF32Type());
   unsigned lrArg = argTypes.size();
   argTypes.push_back(scalar);
   argAttrs.push_back(
@@ -471,7 +512,9 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   SmallVector<Value> paramValues;
   for (Trainable &t : trainables)
     paramValues.push_back(entry->getArgument(fwdToStep[t.fwdArg]));
-  FailureOr<GradMap> grads = backpropagate(b, *entry, *lossValue, paramValues);
+  Value scale = scaleArg ? entry->getArgument(*scaleArg) : Value();
+  FailureOr<GradMap> grads =
+      backpropagate(b, *entry, *lossValue, paramValues, scale);
   if (failed(grads))
     return failure();
   SmallVector<Value> gradients;
@@ -486,6 +529,19 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   for (Value g : gradients)
     if (g)
       present.push_back(g);
+  // Unscaled before clipping, as GradScaler.unscale_ before
+  // clip_grad_norm_.
+  Value foundInf;
+  if (scale && !present.empty()) {
+    auto unscale =
+        nn::UnscaleGradientsOp::create(b, loc, scale, ValueRange(present));
+    auto unscaled = unscale.getResults().begin();
+    for (Value &g : gradients)
+      if (g)
+        g = *unscaled++;
+    present.assign(unscale.getResults().begin(), unscale.getResults().end());
+    foundInf = unscale.getFoundInf();
+  }
   if (clipNorm > 0.0 && !present.empty()) {
     auto clip =
         nn::ClipByGlobalNormOp::create(b, loc, ValueRange(present).getTypes(),
@@ -498,6 +554,15 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
 
   // Optimizer.
   Value lr = entry->getArgument(lrArg), stepNo = entry->getArgument(stepArg);
+  bool countsSteps = scale && (optimizer == "adam" || optimizer == "adamw");
+  Value stepsTaken;
+  if (countsSteps) {
+    stepsTaken = entry->getArgument(*scaleArg + 2);
+    stepNo =
+        nn::AddOp::create(b, loc, stepsTaken,
+                          arith::ConstantOp::create(
+                              b, loc, DenseElementsAttr::get(scalar, 1.0f)));
+  }
   DenseMap<unsigned, Value> newParams;
   SmallVector<Value> newStates;
   for (auto [t, g] : llvm::zip(trainables, gradients)) {
@@ -508,12 +573,43 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
       llvm::append_range(newStates, state);
       continue;
     }
+    Value param = entry->getArgument(fwdToStep[t.fwdArg]);
+    size_t firstState = newStates.size();
     FailureOr<Value> p =
-        applyOptimizer(b, loc, entry->getArgument(fwdToStep[t.fwdArg]), g,
-                       state, lr, stepNo, newStates);
+        applyOptimizer(b, loc, param, g, state, lr, stepNo, newStates);
     if (failed(p))
       return failure();
     newParams[t.fwdArg] = *p;
+    // A step with a non-finite gradient changes nothing (GradScaler.step).
+    if (foundInf) {
+      newParams[t.fwdArg] = nn::WhereOp::create(b, loc, foundInf, param, *p);
+      for (auto [i, old] : llvm::enumerate(state))
+        newStates[firstState + i] = nn::WhereOp::create(
+            b, loc, foundInf, old, newStates[firstState + i]);
+    }
+  }
+  SmallVector<std::string> extraStateNames;
+  if (scale) {
+    Value tracker = entry->getArgument(*scaleArg + 1);
+    if (foundInf) {
+      auto update = nn::UpdateLossScaleOp::create(
+          b, loc, scale, tracker, foundInf, b.getF32FloatAttr(2.0f),
+          b.getF32FloatAttr(0.5f),
+          b.getI64IntegerAttr(lossScaleGrowthInterval));
+      newStates.push_back(update.getNewScale());
+      newStates.push_back(update.getNewGrowthTracker());
+      if (countsSteps)
+        newStates.push_back(
+            nn::WhereOp::create(b, loc, foundInf, stepsTaken, stepNo));
+    } else { // nothing is trained: the scale never changes
+      newStates.push_back(scale);
+      newStates.push_back(tracker);
+      if (countsSteps)
+        newStates.push_back(stepsTaken);
+    }
+    extraStateNames = {kLossScaleState, kGrowthTrackerState};
+    if (countsSteps)
+      extraStateNames.push_back(kOptimizerStepsState);
   }
   SmallVector<Value> results = {*lossValue};
   SmallVector<StringAttr> outNames;
@@ -535,6 +631,8 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
   for (const Trainable &t : trainables)
     for (const std::string &s : t.stateNames)
       step.setResultAttr(r++, "nn.state_out", b.getStringAttr(s));
+  for (const std::string &s : extraStateNames)
+    step.setResultAttr(r++, "nn.state_out", b.getStringAttr(s));
   eraseDeadOps(*entry);
   return step;
 }

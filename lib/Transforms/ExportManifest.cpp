@@ -261,6 +261,10 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
     // gradients) and PowerSGD's Q, which does not start at zero.
     if (step.getArgAttr(i, "dist.per_rank"))
       entry["per_rank"] = true;
+    // fp16 loss scaling's scale (autodist-build-train-step).
+    if (auto init = step.getArgAttrOfType<FloatAttr>(i, "nn.state_init"))
+      entry["init"] = json::Object{{"kind", "constant"},
+                                   {"value", init.getValueAsDouble()}};
     if (auto init = step.getArgAttrOfType<StringAttr>(i, "dist.init")) {
       auto seed = step.getArgAttrOfType<IntegerAttr>(i, "dist.init_seed");
       entry["init"] = json::Object{{"kind", init.getValue()},

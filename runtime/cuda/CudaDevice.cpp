@@ -1,13 +1,13 @@
 //===- CudaDevice.cpp - The CUDA GPU as the runtime's device --------------===//
 //
 // One GPU per rank, one compute stream: compiled code's kernels (through the
-// mgpu* ABI, MgpuRuntime.cpp), sgemm (cuBLASLt) and the collectives (NCCL)
+// mgpu* ABI, MgpuRuntime.cpp), the gemms (cuBLASLt) and the collectives (NCCL)
 // are all ordered on it, so the host only waits in synchronize(). Tensors
 // are managed memory the host reads after synchronize(); compiled code's
 // temporaries come from the device's stream-ordered pool, which is told to
 // keep what is freed, so that a steady-state step never reaches cudaMalloc.
-// sgemm caches its cuBLASLt descriptors and algorithm per shape: a
-// steady-state call is one cublasLtMatmul.
+// sgemm and the 16-bit gemms cache their cuBLASLt descriptors and algorithm
+// per shape and element type: a steady-state call is one cublasLtMatmul.
 //
 // Nothing touches CUDA before select(): a unit test, or an executable run on
 // a machine without a GPU, gets host memory or a one-line Error.
@@ -90,6 +90,7 @@ void fatal(const std::string &message) {
 
 namespace {
 using Matrix = StridedMemref<float, 2>;
+using HalfMatrix = StridedMemref<uint16_t, 2>;
 
 void checkLt(cublasStatus_t status, const char *call) {
   if (status != CUBLAS_STATUS_SUCCESS)
@@ -100,14 +101,16 @@ void checkLt(cublasStatus_t status, const char *call) {
 /// The leading dimension of `m` as a row-major matrix (as Sgemm.cpp's): the
 /// inner stride must be 1 unless there is a single column; a single row may
 /// have any row stride. Throws std::invalid_argument otherwise: unlike the
-/// host, the GPU has no plain-loop fallback.
-int64_t leadingDim(const Matrix &m, const char *which) {
+/// host, the GPU has no plain-loop fallback. `op` names the call.
+template <typename T>
+int64_t leadingDim(const StridedMemref<T, 2> &m, const char *which,
+                   const char *op) {
   int64_t rows = m.sizes[0], cols = m.sizes[1],
           minLd = std::max<int64_t>(1, cols);
   int64_t ld = rows > 1 ? m.strides[0] : minLd;
   if ((cols > 1 && m.strides[1] != 1) || ld < minLd)
     throw std::invalid_argument(
-        std::string("sgemm on CUDA: ") + which + " (" + std::to_string(rows) +
+        std::string(op) + " on CUDA: " + which + " (" + std::to_string(rows) +
         "x" + std::to_string(cols) + ", strides " +
         std::to_string(m.strides[0]) + ", " + std::to_string(m.strides[1]) +
         ") must have inner stride 1 and a row stride of at least its row "
@@ -116,34 +119,39 @@ int64_t leadingDim(const Matrix &m, const char *which) {
 }
 
 /// The largest power of two (at most 256) dividing the address, for
-/// cuBLASLt's alignment preferences.
-uint32_t alignmentOf(const void *p) {
+/// cuBLASLt's alignment preferences; at least the element size
+/// `elemBytes`, which every element address is a multiple of.
+uint32_t alignmentOf(const void *p, uint32_t elemBytes) {
   auto a = reinterpret_cast<uintptr_t>(p);
   uint32_t align = 256;
-  while (align > 4 && a % align)
+  while (align > elemBytes && a % align)
     align /= 2;
   return align;
 }
 
-/// What a cached sgemm plan depends on.
+/// What a cached gemm plan depends on; `abType` is A's and B's element type
+/// (C's is always float).
 struct GemmKey {
   int64_t m, n, k, lda, ldb, ldc;
   bool transA, transB;
   uint32_t alignA, alignB, alignC;
+  cudaDataType_t abType;
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb &&
            ldc == o.ldc && transA == o.transA && transB == o.transB &&
-           alignA == o.alignA && alignB == o.alignB && alignC == o.alignC;
+           alignA == o.alignA && alignB == o.alignB && alignC == o.alignC &&
+           abType == o.abType;
   }
 };
 
 struct GemmKeyHash {
   size_t operator()(const GemmKey &k) const {
     size_t h = 0;
-    for (int64_t v : {k.m, k.n, k.k, k.lda, k.ldb, k.ldc,
-                      int64_t(k.transA) | int64_t(k.transB) << 1,
-                      int64_t(k.alignA) | int64_t(k.alignB) << 16 |
-                          int64_t(k.alignC) << 32})
+    for (int64_t v :
+         {k.m, k.n, k.k, k.lda, k.ldb, k.ldc,
+          int64_t(k.transA) | int64_t(k.transB) << 1 | int64_t(k.abType) << 2,
+          int64_t(k.alignA) | int64_t(k.alignB) << 16 |
+              int64_t(k.alignC) << 32})
       h = h * 0x9e3779b97f4a7c15ull + std::hash<int64_t>()(v);
     return h;
   }
@@ -204,12 +212,21 @@ public:
                    int64_t srcStride, int64_t n) override;
   void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
              bool transB, float alpha, float beta) override;
+  void gemmHalf(HalfType type, const HalfMatrix &a, const HalfMatrix &b,
+                const Matrix &c, bool transA, bool transB, float alpha,
+                float beta) override;
 
   /// Everything select() made, in reverse; at exit, while CUDA is still up.
   void shutdown();
 
 private:
   GemmPlan &plan(const GemmKey &key);
+  /// The matmul of sgemm and gemmHalf once the shapes are checked: A and B
+  /// of `abType` (`elemBytes` each) at `pa`, `pb`; `op` names the call.
+  void matmul(const char *op, cudaDataType_t abType, uint32_t elemBytes,
+              const void *pa, const void *pb, float *pc, GemmDims dims,
+              int64_t lda, int64_t ldb, int64_t ldc, bool transA, bool transB,
+              float alpha, float beta);
 
   std::string gpuName_;
   int major_ = 0, minor_ = 0;
@@ -461,10 +478,12 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
     uint64_t firstCols = key.transB ? key.n : key.k;
     uint64_t secondRows = key.transA ? key.m : key.k;
     uint64_t secondCols = key.transA ? key.k : key.m;
-    checkLt(cublasLtMatrixLayoutCreate(&p.first, CUDA_R_32F, firstRows,
+    // A and B of abType, C and D float: cuBLASLt's mixed-precision case
+    // when abType is 16-bit (the scale and compute types stay float).
+    checkLt(cublasLtMatrixLayoutCreate(&p.first, key.abType, firstRows,
                                        firstCols, key.ldb),
             "cublasLtMatrixLayoutCreate");
-    checkLt(cublasLtMatrixLayoutCreate(&p.second, CUDA_R_32F, secondRows,
+    checkLt(cublasLtMatrixLayoutCreate(&p.second, key.abType, secondRows,
                                        secondCols, key.lda),
             "cublasLtMatrixLayoutCreate");
     checkLt(
@@ -499,9 +518,12 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
                                            &found),
             "cublasLtMatmulAlgoGetHeuristic");
     if (found == 0)
-      throw Error("cuBLASLt has no algorithm for sgemm " +
-                  std::to_string(key.m) + "x" + std::to_string(key.n) + "x" +
-                  std::to_string(key.k));
+      throw Error(std::string("cuBLASLt has no algorithm for ") +
+                  (key.abType == CUDA_R_32F    ? "sgemm"
+                   : key.abType == CUDA_R_16BF ? gemmHalfName(HalfType::BF16)
+                                               : gemmHalfName(HalfType::F16)) +
+                  " " + std::to_string(key.m) + "x" + std::to_string(key.n) +
+                  "x" + std::to_string(key.k));
     p.algo = result.algo;
   } catch (...) {
     p.destroy();
@@ -512,15 +534,40 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
 
 void CudaDevice::sgemm(const Matrix &a, const Matrix &b, const Matrix &c,
                        bool transA, bool transB, float alpha, float beta) {
-  auto [m, n, k] = gemmDims(a, b, c, transA, transB);
-  if (m == 0 || n == 0)
+  GemmDims dims = gemmDims(a, b, c, transA, transB);
+  if (dims.m == 0 || dims.n == 0)
     return;
-  int64_t lda = leadingDim(a, "A"), ldb = leadingDim(b, "B"),
-          ldc = leadingDim(c, "C");
+  int64_t lda = leadingDim(a, "A", "sgemm"), ldb = leadingDim(b, "B", "sgemm"),
+          ldc = leadingDim(c, "C", "sgemm");
+  matmul("sgemm", CUDA_R_32F, sizeof(float), a.aligned + a.offset,
+         b.aligned + b.offset, c.aligned + c.offset, dims, lda, ldb, ldc,
+         transA, transB, alpha, beta);
+}
+
+void CudaDevice::gemmHalf(HalfType type, const HalfMatrix &a,
+                          const HalfMatrix &b, const Matrix &c, bool transA,
+                          bool transB, float alpha, float beta) {
+  GemmDims dims = gemmDims(a, b, c, transA, transB, type);
+  if (dims.m == 0 || dims.n == 0)
+    return;
+  const char *op = gemmHalfName(type);
+  int64_t lda = leadingDim(a, "A", op), ldb = leadingDim(b, "B", op),
+          ldc = leadingDim(c, "C", op);
+  matmul(op, type == HalfType::BF16 ? CUDA_R_16BF : CUDA_R_16F,
+         sizeof(uint16_t), a.aligned + a.offset, b.aligned + b.offset,
+         c.aligned + c.offset, dims, lda, ldb, ldc, transA, transB, alpha,
+         beta);
+}
+
+void CudaDevice::matmul(const char *op, cudaDataType_t abType,
+                        uint32_t elemBytes, const void *pa, const void *pb,
+                        float *pc, GemmDims dims, int64_t lda, int64_t ldb,
+                        int64_t ldc, bool transA, bool transB, float alpha,
+                        float beta) {
+  auto [m, n, k] = dims;
   if (!cuda::deviceSelected())
-    throw std::logic_error("sgemm on the CUDA device before select()");
-  const float *pa = a.aligned + a.offset, *pb = b.aligned + b.offset;
-  float *pc = c.aligned + c.offset;
+    throw std::logic_error(std::string(op) +
+                           " on the CUDA device before select()");
   cudaStream_t stream = cuda::computeStream();
   if (k == 0) { // C = beta * C; beta = 0 overwrites NaN too
     if (beta == 0.0f)
@@ -531,10 +578,10 @@ void CudaDevice::sgemm(const Matrix &a, const Matrix &b, const Matrix &c,
       cuda::scaleOnStream(pc, m, n, ldc, beta, /*divide=*/false);
     return;
   }
-  GemmKey key{m, n, k, lda, ldb, ldc, transA, transB, 0, 0, 0};
-  key.alignA = alignmentOf(pa);
-  key.alignB = alignmentOf(pb);
-  key.alignC = alignmentOf(pc);
+  GemmKey key{m, n, k, lda, ldb, ldc, transA, transB, 0, 0, 0, abType};
+  key.alignA = alignmentOf(pa, elemBytes);
+  key.alignB = alignmentOf(pb, elemBytes);
+  key.alignC = alignmentOf(pc, sizeof(float));
   std::lock_guard<std::mutex> lock(gemmMutex_);
   GemmPlan &p = plan(key);
   checkLt(cublasLtMatmul(lt_, p.desc, &alpha, pb, p.first, pa, p.second, &beta,

@@ -280,6 +280,42 @@ extern "C" void _mlir_ciface_autodist_rt_sgemm(StridedMemref<float, 2> *a,
   }
 }
 
+namespace {
+/// gemm_bf16 and gemm_f16: sgemm's call with A and B of 16-bit floats.
+void gemmHalfCall(HalfType type, StridedMemref<uint16_t, 2> *a,
+                  StridedMemref<uint16_t, 2> *b, StridedMemref<float, 2> *c,
+                  int32_t transA, int32_t transB, float alpha, float beta) {
+  comm::progressAtOpBoundary();
+  TraceCall traced(gemmHalfName(type), "blas", [&] {
+    return "\"m\": " + std::to_string(c->sizes[0]) +
+           ", \"n\": " + std::to_string(c->sizes[1]) +
+           ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
+  });
+  try {
+    device().gemmHalf(type, *a, *b, *c, transA != 0, transB != 0, alpha, beta);
+  } catch (const std::exception &e) {
+    fatal(e); // as sgemm's
+  }
+}
+} // namespace
+
+extern "C" void
+_mlir_ciface_autodist_rt_gemm_bf16(StridedMemref<uint16_t, 2> *a,
+                                   StridedMemref<uint16_t, 2> *b,
+                                   StridedMemref<float, 2> *c, int32_t transA,
+                                   int32_t transB, float alpha, float beta) {
+  gemmHalfCall(HalfType::BF16, a, b, c, transA, transB, alpha, beta);
+}
+
+extern "C" void _mlir_ciface_autodist_rt_gemm_f16(StridedMemref<uint16_t, 2> *a,
+                                                  StridedMemref<uint16_t, 2> *b,
+                                                  StridedMemref<float, 2> *c,
+                                                  int32_t transA,
+                                                  int32_t transB, float alpha,
+                                                  float beta) {
+  gemmHalfCall(HalfType::F16, a, b, c, transA, transB, alpha, beta);
+}
+
 #ifdef AUTODIST_HAVE_ONEDNN
 namespace {
 /// The geometry of a convolution call: strides [h, w], pads [top, left,

@@ -1,8 +1,9 @@
 //===- Device.cpp - The host device and the process's device --------------===//
 //
 // The host: CPU executables' compiled code runs on the calling thread, over
-// ordinary heap memory, with OpenBLAS behind sgemm. Nothing is asynchronous,
-// so synchronize() has nothing to wait for.
+// ordinary heap memory, with OpenBLAS behind sgemm (and the 16-bit gemms,
+// widened to float32). Nothing is asynchronous, so synchronize() has nothing
+// to wait for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,12 @@ public:
              const StridedMemref<float, 2> &c, bool transA, bool transB,
              float alpha, float beta) override {
     rt::sgemm(a, b, c, transA, transB, alpha, beta);
+  }
+  void gemmHalf(HalfType type, const StridedMemref<uint16_t, 2> &a,
+                const StridedMemref<uint16_t, 2> &b,
+                const StridedMemref<float, 2> &c, bool transA, bool transB,
+                float alpha, float beta) override {
+    rt::gemmHalf(type, a, b, c, transA, transB, alpha, beta);
   }
 };
 

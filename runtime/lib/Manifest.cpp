@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -110,10 +111,19 @@ std::vector<OwnedPiece> parseOwners(const json &j, const TensorSpec &s) {
 /// static dimension.
 void parseStateInit(const json &j, TensorSpec &s) {
   std::string kind = j.at("kind").get<std::string>();
+  if (kind == "constant") {
+    double v = j.at("value").get<double>();
+    if (s.dtype != DType::F32 || !std::isfinite(v) ||
+        std::abs(v) > std::numeric_limits<float>::max())
+      throw Error("invalid model manifest: state " + inQuotes(s.name) +
+                  " (constant) must be f32 with a finite value");
+    s.constantInit = static_cast<float>(v);
+    return;
+  }
   if (kind != "powersgd_q")
     throw Error("invalid model manifest: state " + inQuotes(s.name) +
                 " has unknown init kind " + inQuotes(kind) +
-                " (expected powersgd_q)");
+                " (expected powersgd_q or constant)");
   if (s.dtype != DType::F32 || s.shape.size() != 1 || s.shape[0] < 1)
     throw Error("invalid model manifest: state " + inQuotes(s.name) +
                 " (powersgd_q) must be f32 of one static dimension");

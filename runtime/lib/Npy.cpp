@@ -3,6 +3,7 @@
 #include "autodist/runtime/Npy.h"
 #include "autodist/runtime/AtomicFile.h"
 #include "autodist/runtime/Error.h"
+#include "autodist/runtime/HalfFloat.h"
 
 #include <climits>
 #include <cstring>
@@ -127,15 +128,6 @@ std::string acceptedDescrs(DType want) {
   }
 }
 } // namespace
-
-uint16_t floatToBFloat16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a (quiet) NaN
-    return static_cast<uint16_t>((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
 
 const char *npyDescr(DType dtype) {
   switch (dtype) {
@@ -306,7 +298,7 @@ std::vector<uint8_t> encodeNpy(const Tensor &t) {
   // bf16 elements go out widened to float32 (exactly).
   const uint16_t *bits = t.data<uint16_t>();
   for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
-    uint32_t wide = uint32_t(bits[i]) << 16;
+    float wide = bfloat16ToFloat(bits[i]);
     auto *b = reinterpret_cast<const uint8_t *>(&wide);
     out.insert(out.end(), b, b + 4);
   }

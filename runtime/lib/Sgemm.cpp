@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 // OpenBLAS extensions; declared here because not every cblas.h has them.
 extern "C" void openblas_set_num_threads(int);
@@ -36,22 +38,73 @@ int64_t leadingDim(const Matrix &m) {
   int64_t ld = rows > 1 ? m.strides[0] : minLd;
   return ld >= minLd && ld <= 0x7fffffff ? ld : 0; // cblas takes int
 }
+
+/// gemmDims on the sizes; `op` names the call in the message.
+GemmDims dimsOf(const int64_t (&a)[2], const int64_t (&b)[2],
+                const int64_t (&c)[2], bool transA, bool transB,
+                const char *op) {
+  int64_t m = c[0], n = c[1];
+  int64_t k = transA ? a[0] : a[1];
+  if ((transA ? a[1] : a[0]) != m || (transB ? b[1] : b[0]) != k ||
+      (transB ? b[0] : b[1]) != n)
+    throw std::invalid_argument(
+        std::string(op) + ": shape mismatch: A " + std::to_string(a[0]) + "x" +
+        std::to_string(a[1]) + (transA ? "^T" : "") + ", B " +
+        std::to_string(b[0]) + "x" + std::to_string(b[1]) +
+        (transB ? "^T" : "") + ", C " + std::to_string(m) + "x" +
+        std::to_string(n));
+  return {m, n, k};
+}
+
+/// The rows x cols matrix at `src` (strides rs, cs) widened into `dst`,
+/// row-major; one instance per conversion, so that it inlines.
+template <float (*Widen)(uint16_t)>
+void widenRows(const uint16_t *src, int64_t rs, int64_t cs, int64_t rows,
+               int64_t cols, float *dst) {
+  for (int64_t i = 0; i < rows; ++i, dst += cols) {
+    const uint16_t *row = src + i * rs;
+    if (cs == 1) // the common case: a loop the compiler vectorizes
+      for (int64_t j = 0; j < cols; ++j)
+        dst[j] = Widen(row[j]);
+    else
+      for (int64_t j = 0; j < cols; ++j)
+        dst[j] = Widen(row[j * cs]);
+  }
+}
+
+/// `h` widened into `buf` as a contiguous float matrix with the same op():
+/// read in its storage order, so a column-major `h` becomes the row-major
+/// copy of its transpose and `trans` flips. `buf` only grows, so that
+/// repeated calls of one size allocate nothing.
+Matrix widen(HalfType type, const HalfMatrix &h, bool &trans,
+             std::vector<float> &buf) {
+  int64_t rows = h.sizes[0], cols = h.sizes[1];
+  int64_t rs = h.strides[0], cs = h.strides[1];
+  if (rows > 1 && cols > 1 && std::abs(cs) > std::abs(rs)) {
+    std::swap(rows, cols);
+    std::swap(rs, cs);
+    trans = !trans;
+  }
+  size_t size = static_cast<size_t>(rows) * static_cast<size_t>(cols);
+  if (buf.size() < size)
+    buf.resize(size);
+  const uint16_t *src = h.aligned + h.offset;
+  if (type == HalfType::BF16)
+    widenRows<bfloat16ToFloat>(src, rs, cs, rows, cols, buf.data());
+  else
+    widenRows<halfToFloat>(src, rs, cs, rows, cols, buf.data());
+  return {buf.data(), buf.data(), 0, {rows, cols}, {cols, 1}};
+}
 } // namespace
 
 GemmDims gemmDims(const Matrix &a, const Matrix &b, const Matrix &c,
                   bool transA, bool transB) {
-  int64_t m = c.sizes[0], n = c.sizes[1];
-  int64_t k = transA ? a.sizes[0] : a.sizes[1];
-  if ((transA ? a.sizes[1] : a.sizes[0]) != m ||
-      (transB ? b.sizes[1] : b.sizes[0]) != k ||
-      (transB ? b.sizes[0] : b.sizes[1]) != n)
-    throw std::invalid_argument(
-        "sgemm: shape mismatch: A " + std::to_string(a.sizes[0]) + "x" +
-        std::to_string(a.sizes[1]) + (transA ? "^T" : "") + ", B " +
-        std::to_string(b.sizes[0]) + "x" + std::to_string(b.sizes[1]) +
-        (transB ? "^T" : "") + ", C " + std::to_string(m) + "x" +
-        std::to_string(n));
-  return {m, n, k};
+  return dimsOf(a.sizes, b.sizes, c.sizes, transA, transB, "sgemm");
+}
+
+GemmDims gemmDims(const HalfMatrix &a, const HalfMatrix &b, const Matrix &c,
+                  bool transA, bool transB, HalfType type) {
+  return dimsOf(a.sizes, b.sizes, c.sizes, transA, transB, gemmHalfName(type));
 }
 
 void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
@@ -78,6 +131,20 @@ void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
       float &out = at(c, false, i, j);
       out = beta == 0 ? alpha * sum : alpha * sum + beta * out;
     }
+}
+
+void gemmHalf(HalfType type, const HalfMatrix &a, const HalfMatrix &b,
+              const Matrix &c, bool transA, bool transB, float alpha,
+              float beta) {
+  auto [m, n, k] = gemmDims(a, b, c, transA, transB, type);
+  if (m == 0 || n == 0)
+    return;
+  // Products of two 16-bit floats are exact in float32, so this is sgemm on
+  // the widened values; widening first lets OpenBLAS do the O(mnk) part.
+  thread_local std::vector<float> bufA, bufB;
+  Matrix wa = widen(type, a, transA, bufA);
+  Matrix wb = widen(type, b, transB, bufB);
+  sgemm(wa, wb, c, transA, transB, alpha, beta);
 }
 
 bool blasThreadsFromEnv() {

@@ -300,12 +300,15 @@ void Trainer::setup() {
   params_ = loadInitialParams(model_.onnx, manifest_.params, externalDataDir());
   for (const Tensor &p : params_)
     nextParams_.emplace_back(p.dtype(), p.shape());
-  for (const TensorSpec &s : stateSpecs_) { // state starts at zero, but Q
+  for (const TensorSpec &s : stateSpecs_) { // zero, but Q and constants
     state_.emplace_back(s.dtype, s.shape);
     nextState_.emplace_back(s.dtype, s.shape);
     if (s.powerSGDSeed)
       compress::initPowerSGDQ(state_.back().data<float>(),
                               state_.back().numElements(), *s.powerSGDSeed);
+    if (s.constantInit)
+      std::fill_n(state_.back().data<float>(), state_.back().numElements(),
+                  *s.constantInit);
   }
   if (train)
     inflightSpecs_ = train->inflight;

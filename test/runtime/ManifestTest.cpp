@@ -213,11 +213,29 @@ TEST(Manifest, PerRankStateAndInit) {
   EXPECT_EQ(error(R"({"name": "q", "shape": [3], "dtype": "f32",
                       "init": {"kind": "ones"}})"),
             "invalid model manifest: state 'q' has unknown init kind 'ones' "
-            "(expected powersgd_q)");
+            "(expected powersgd_q or constant)");
   EXPECT_EQ(error(R"({"name": "q", "shape": [3, 2], "dtype": "f32",
                       "init": {"kind": "powersgd_q", "seed": 1}})"),
             "invalid model manifest: state 'q' (powersgd_q) must be f32 of one "
             "static dimension");
+}
+
+// fp16 loss scaling's scale starts at a constant (init kind "constant").
+TEST(Manifest, ConstantStateInit) {
+  Manifest m = Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "state": [
+        {"name": "amp/loss_scale", "shape": [], "dtype": "f32",
+         "init": {"kind": "constant", "value": 65536.0}},
+        {"name": "amp/growth_tracker", "shape": [], "dtype": "f32"}]}})");
+  const std::vector<TensorSpec> &s = m.train->state;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].constantInit, 65536.0f);
+  EXPECT_FALSE(s[1].constantInit);
+  EXPECT_THROW(Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "state": [
+        {"name": "s", "shape": [], "dtype": "f32",
+         "init": {"kind": "constant", "value": 1e39}}]}})"),
+               Error);
 }
 
 // The cluster's nodes and the parts of the optimizer state that parameter

@@ -28,6 +28,11 @@ mlir::LogicalResult buildTrainingStep(mlir::ModuleOp module,
 mlir::LogicalResult synchronize(mlir::ModuleOp module,
                                 int64_t bucketBytes = 1 << 20);
 
+/// Rounds the operands of matrix products to `precision` (bf16 or fp16;
+/// nn-mixed-precision); fp32 leaves the module as it is.
+mlir::LogicalResult applyPrecision(mlir::ModuleOp module,
+                                   llvm::StringRef precision);
+
 /// Runs a pass list on `module`, printing progress to stderr
 /// when `verbose` is set.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef pipeline,

@@ -2,7 +2,7 @@
 //
 // What the CUDA part of the runtime must do on a machine without a GPU (or
 // before select()): report the missing device in one line, serve memory from
-// the host, check sgemm's arguments, let compiled code's module constructors
+// the host, check the gemms' arguments, let compiled code's module constructors
 // run, and refuse kernels clearly. With a GPU present, the no-device test is
 // skipped.
 //
@@ -146,6 +146,44 @@ TEST(CudaDeviceTest, SgemmNeedsUnitInnerStride) {
   // Empty: nothing to do, even without a device.
   EXPECT_NO_THROW(d.sgemm(matrix(a, 0, 2, 2, 1), matrix(b, 2, 2, 2, 1),
                           matrix(c, 0, 2, 2, 1), false, false, 1, 0));
+}
+
+TEST(CudaDeviceTest, GemmHalfChecksArguments) {
+  uint16_t a[16] = {}, b[16] = {};
+  float c[16] = {};
+  auto half = [](uint16_t *data, int64_t rows, int64_t cols, int64_t rs,
+                 int64_t cs) {
+    return StridedMemref<uint16_t, 2>{data, data, 0, {rows, cols}, {rs, cs}};
+  };
+  Device &d = cudaDevice();
+  try {
+    d.gemmHalf(HalfType::BF16, half(a, 2, 2, 4, 2), half(b, 2, 2, 2, 1),
+               matrix(c, 2, 2, 2, 1), false, false, 1, 0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("gemm_bf16 on CUDA: A (2x2", 0), 0u)
+        << e.what();
+  }
+  try {
+    d.gemmHalf(HalfType::F16, half(a, 2, 3, 3, 1), half(b, 2, 2, 2, 1),
+               matrix(c, 2, 2, 2, 1), false, false, 1, 0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("gemm_f16: shape mismatch", 0), 0u)
+        << e.what();
+  }
+  if (!cuda::deviceSelected()) { // valid, but there is no device yet
+    try {
+      d.gemmHalf(HalfType::BF16, half(a, 2, 3, 3, 1), half(b, 2, 3, 3, 1),
+                 matrix(c, 2, 2, 2, 1), false, true, 1, 0);
+      FAIL() << "no exception";
+    } catch (const std::logic_error &e) {
+      EXPECT_STREQ(e.what(), "gemm_bf16 on the CUDA device before select()");
+    }
+  }
+  EXPECT_NO_THROW(d.gemmHalf(HalfType::F16, half(a, 0, 2, 2, 1),
+                             half(b, 2, 2, 2, 1), matrix(c, 0, 2, 2, 1), false,
+                             false, 1, 0));
 }
 
 TEST(MgpuTest, ModuleLoadBeforeSelectOnlyRecords) {
@@ -294,6 +332,57 @@ TEST_F(CudaGpuTest, SgemmWithEmptyInnerDimensionScales) {
     EXPECT_EQ(c[i], 0.0f);
   for (float *p : {a, b, c})
     cudaDevice().freeShared(p);
+}
+
+// bf16 and f16 with the same shapes and alignments: the plans differ only
+// in the element type, so a cache keyed without it would give wrong results.
+// The odd offset puts A at 2 bytes past a 4-byte boundary.
+TEST_F(CudaGpuTest, GemmHalfMatchesHost) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int64_t m = 37, n = 53, k = 29, pad = 3, offset = 5;
+  for (HalfType type : {HalfType::BF16, HalfType::F16})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (float beta : {0.0f, 0.5f}) {
+          int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k,
+                  bc = tb ? k : n;
+          size_t na = ar * (ac + pad) + offset, nb = br * (bc + pad),
+                 nc = m * (n + pad);
+          auto *a =
+              static_cast<uint16_t *>(cudaDevice().allocateShared(na * 2, 64));
+          auto *b =
+              static_cast<uint16_t *>(cudaDevice().allocateShared(nb * 2, 64));
+          float *c = shared(nc);
+          std::vector<float> hc(nc);
+          for (size_t i = 0; i < na; ++i)
+            a[i] = type == HalfType::BF16 ? floatToBFloat16(dist(rng))
+                                          : floatToHalf(dist(rng));
+          for (size_t i = 0; i < nb; ++i)
+            b[i] = type == HalfType::BF16 ? floatToBFloat16(dist(rng))
+                                          : floatToHalf(dist(rng));
+          for (size_t i = 0; i < nc; ++i)
+            c[i] = hc[i] =
+                beta == 0 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
+          StridedMemref<uint16_t, 2> da{a, a, offset, {ar, ac}, {ac + pad, 1}},
+              db{b, b, 0, {br, bc}, {bc + pad, 1}};
+          StridedMemref<float, 2> dc{c, c, 0, {m, n}, {n + pad, 1}},
+              xc{hc.data(), hc.data(), 0, {m, n}, {n + pad, 1}};
+          cudaDevice().gemmHalf(type, da, db, dc, ta, tb, 1.5f, beta);
+          // Twice: the second takes the cached plan.
+          if (beta == 0)
+            cudaDevice().gemmHalf(type, da, db, dc, ta, tb, 1.5f, beta);
+          gemmHalf(type, da, db, xc, ta, tb, 1.5f, beta);
+          cudaDevice().synchronize();
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              ASSERT_NEAR(c[i * (n + pad) + j], hc[i * (n + pad) + j], 1e-5)
+                  << halfTypeName(type) << " ta=" << ta << " tb=" << tb
+                  << " beta=" << beta << " (" << i << ", " << j << ")";
+          cudaDevice().freeShared(a);
+          cudaDevice().freeShared(b);
+          cudaDevice().freeShared(c);
+        }
 }
 
 TEST_F(CudaGpuTest, DeviceMemoryAndFill) {

@@ -15,6 +15,7 @@
 #ifndef AUTODIST_RUNTIME_DEVICE_H
 #define AUTODIST_RUNTIME_DEVICE_H
 
+#include "autodist/runtime/HalfFloat.h"
 #include "autodist/runtime/Memref.h"
 
 #include <cstddef>
@@ -62,6 +63,15 @@ public:
                      const StridedMemref<float, 2> &b,
                      const StridedMemref<float, 2> &c, bool transA, bool transB,
                      float alpha, float beta) = 0;
+  /// C = alpha * op(A) * op(B) + beta * C with A and B of 16-bit floats of
+  /// `type` (the ABI's gemm_bf16 and gemm_f16): their values exactly as
+  /// float32, the products summed in float32, so the result is sgemm's on
+  /// the widened matrices up to the order of the sums. Throws
+  /// std::invalid_argument if the shapes do not line up.
+  virtual void gemmHalf(HalfType type, const StridedMemref<uint16_t, 2> &a,
+                        const StridedMemref<uint16_t, 2> &b,
+                        const StridedMemref<float, 2> &c, bool transA,
+                        bool transB, float alpha, float beta) = 0;
 };
 
 /// The process's device: the host unless setDevice() installed another.

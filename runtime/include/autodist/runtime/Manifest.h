@@ -54,6 +54,9 @@ struct TensorSpec {
   /// Q, which starts from compress::initPowerSGDQ(S); otherwise state starts
   /// at zero.
   std::optional<int64_t> powerSGDSeed;
+  /// State only (`"init": {"kind": "constant", "value": V}`): every
+  /// element starts at V (fp16 loss scaling's scale).
+  std::optional<float> constantInit;
 
   /// The shape with every -1 replaced by `batch`.
   std::vector<int64_t> withBatch(int64_t batch) const;

@@ -33,9 +33,6 @@ struct NpyLayout {
 /// has no bfloat16, so bf16 tensors travel as float32).
 const char *npyDescr(DType dtype);
 
-/// `f` rounded to the nearest bfloat16 (ties to even), as its 16 bits.
-uint16_t floatToBFloat16(float f);
-
 /// The size of the header that `prefix` (the first `size` bytes of a .npy,
 /// at least 12 if there are that many) begins, or 0 if it is not one.
 size_t npyHeaderBytes(const uint8_t *prefix, size_t size);
