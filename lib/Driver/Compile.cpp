@@ -21,6 +21,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <limits>
+
 using namespace mlir;
 
 namespace autodist {
@@ -406,6 +409,17 @@ LogicalResult verifyCompileOptions(MLIRContext &context,
   if (!llvm::is_contained({"fp32", "bf16", "fp16"}, o.precision))
     return fail(context, "unknown --precision '" + o.precision +
                              "' (expected fp32, bf16 or fp16)");
+  if (!(o.lossScaleInit > 0.0 &&
+        o.lossScaleInit <= std::numeric_limits<float>::max())) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", o.lossScaleInit);
+    return fail(context,
+                "--loss-scale-init must be a finite number > 0 (as f32), got " +
+                    llvm::Twine(value));
+  }
+  if (o.lossScaleGrowthInterval < 1)
+    return fail(context, "--loss-scale-growth-interval must be >= 1, got " +
+                             llvm::Twine(o.lossScaleGrowthInterval));
   if (o.convBackend != "auto" && o.convBackend != "im2col" &&
       o.convBackend != "onednn")
     return fail(context, "unknown --conv-backend '" + o.convBackend +

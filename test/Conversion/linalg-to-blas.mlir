@@ -204,3 +204,22 @@ func.func @accumulating(%dy: memref<?x6x100xf32>, %col: memref<?x25x100xf32>, %d
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
   return %v : f32
 }
+
+// -----
+
+// --precision: 16-bit A and B with an f32 C go to the runtime's bf16 and
+// f16 GEMMs (f32 accumulation); mixed A and B stay loops.
+// CHECK-LABEL: func @half_operands
+// CHECK: %[[A:.*]] = memref.cast %arg0 : memref<4x8xbf16> to memref<?x?xbf16, strided<[?, ?], offset: ?>>
+// CHECK: call @autodist_rt_gemm_bf16(%[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32, f32) -> ()
+// CHECK: call @autodist_rt_gemm_f16(
+// CHECK: linalg.matmul ins(%arg0, %arg5 : memref<4x8xbf16>, memref<8x3xf32>)
+// CHECK: func.func private @autodist_rt_gemm_bf16(memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, f32, f32) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @autodist_rt_gemm_f16(memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?x?xf32
+func.func @half_operands(%a: memref<4x8xbf16>, %b: memref<8x3xbf16>, %c: memref<4x3xf32>,
+                         %x: memref<4x8xf16>, %y: memref<8x3xf16>, %z: memref<8x3xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xbf16>, memref<8x3xbf16>) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%x, %y : memref<4x8xf16>, memref<8x3xf16>) outs(%c : memref<4x3xf32>)
+  linalg.matmul ins(%a, %z : memref<4x8xbf16>, memref<8x3xf32>) outs(%c : memref<4x3xf32>)
+  return
+}
