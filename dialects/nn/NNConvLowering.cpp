@@ -43,12 +43,18 @@ static Value emptyFrom(OpBuilder &b, Location loc, RankedTensorType type,
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (type.isDynamicDim(i))
       dyn.push_back(tensor::DimOp::create(b, loc, like, i));
-  return tensor::EmptyOp::create(b, loc, type.getShape(), b.getF32Type(), dyn);
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dyn);
 }
 
+/// `empty` filled with `v` (converted to its element type: f32, or the
+/// bf16/f16 operands of --precision).
 static Value filled(OpBuilder &b, Location loc, Value empty, float v) {
-  return linalg::FillOp::create(b, loc, f32Const(b, loc, v), empty)
-      .getResult(0);
+  Type e = typeOf(empty).getElementType();
+  Value c = f32Const(b, loc, v);
+  if (!e.isF32())
+    c = arith::ConstantOp::create(b, loc, b.getFloatAttr(e, v));
+  return linalg::FillOp::create(b, loc, c, empty).getResult(0);
 }
 
 using BodyFn =
@@ -83,7 +89,7 @@ static Value padSpatial(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> shape(t.getShape());
   shape[2] += pads[0] + pads[2];
   shape[3] += pads[1] + pads[3];
-  auto paddedType = RankedTensorType::get(shape, b.getF32Type());
+  auto paddedType = RankedTensorType::get(shape, t.getElementType());
   Value padded = filled(b, loc, emptyFrom(b, loc, paddedType, x), value);
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
                                        b.getIndexAttr(pads[0]),
@@ -157,15 +163,16 @@ static Value windowCounts(OpBuilder &b, Location loc, ArrayRef<int64_t> in,
 // channels-first (`[M, N, OH, OW]`); one transpose per convolution (and per
 // output gradient) converts between that and NCHW.
 
-/// An empty f32 tensor of `shape` whose dynamic dims are the batch size (dim
-/// 0) of `like`.
+/// An empty tensor of `shape` whose dynamic dims are the batch size (dim
+/// 0) of `like`; its elements are `element`'s, f32 when null.
 static Value emptyBatched(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                          Value like) {
+                          Value like, Type element = {}) {
   SmallVector<Value> dyn;
   for (int64_t size : shape)
     if (ShapedType::isDynamic(size))
       dyn.push_back(tensor::DimOp::create(b, loc, like, 0));
-  return tensor::EmptyOp::create(b, loc, shape, b.getF32Type(), dyn);
+  return tensor::EmptyOp::create(b, loc, shape,
+                                 element ? element : b.getF32Type(), dyn);
 }
 
 /// `v` `[A, B, H, W]` with its first two dims swapped, `[B, A, H, W]`; plus
@@ -180,7 +187,7 @@ static Value swapOuterDims(OpBuilder &b, Location loc, Value v,
   for (int64_t i : {1, 0})
     if (t.isDynamicDim(i))
       dyn.push_back(tensor::DimOp::create(b, loc, v, i));
-  Value out = tensor::EmptyOp::create(b, loc, shape, b.getF32Type(), dyn);
+  Value out = tensor::EmptyOp::create(b, loc, shape, t.getElementType(), dyn);
   AffineExpr i0, i1, h, w;
   bindDims(ctx, i0, i1, h, w);
   SmallVector<Value> ins = {v};
@@ -209,7 +216,8 @@ static Value collapseInner(OpBuilder &b, Location loc, Value v) {
   int64_t cols =
       t.isDynamicDim(1) ? ShapedType::kDynamic : t.getDimSize(1) * inner;
   return tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({t.getDimSize(0), cols}, b.getF32Type()), v,
+      b, loc,
+      RankedTensorType::get({t.getDimSize(0), cols}, t.getElementType()), v,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
 }
 
@@ -229,16 +237,17 @@ static Value im2col(OpBuilder &b, Location loc, Value xp, ArrayRef<int64_t> k,
       AffineMap::get(
           6, 0, {ni, ci, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx),
       b.getMultiDimIdentityMap(6)};
-  Value full =
-      generic(b, loc, {xp}, {emptyBatched(b, loc, fullShape, xp)}, maps,
-              loops(6, 0), [](OpBuilder &, Location, ValueRange a) {
-                return SmallVector<Value>{a[0]};
-              })[0];
+  Value full = generic(
+      b, loc, {xp}, {emptyBatched(b, loc, fullShape, xp, t.getElementType())},
+      maps, loops(6, 0), [](OpBuilder &, Location, ValueRange a) {
+        return SmallVector<Value>{a[0]};
+      })[0];
   int64_t cols =
       ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * out[0] * out[1];
   return tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({c * k[0] * k[1], cols}, b.getF32Type()),
-      full, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+      b, loc,
+      RankedTensorType::get({c * k[0] * k[1], cols}, t.getElementType()), full,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
 }
 
 /// `C = op(A) * op(B)` for rank-2 `a` and `b` as a linalg.contract, with
@@ -274,8 +283,9 @@ static Value weightMatrix(OpBuilder &b, Location loc, Value w) {
   ArrayRef<int64_t> ws = typeOf(w).getShape();
   return tensor::CollapseShapeOp::create(
       b, loc,
-      RankedTensorType::get({ws[0], ws[1] * ws[2] * ws[3]}, b.getF32Type()), w,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+      RankedTensorType::get({ws[0], ws[1] * ws[2] * ws[3]},
+                            typeOf(w).getElementType()),
+      w, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
 }
 
 /// `y[n, m, oh, ow] = sum_{c, kh, kw} w[m, c, kh, kw] * xp[n, c, oh * s +

@@ -145,6 +145,20 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *ctx,
 }
 
 /// The group and window attributes of a convolution or of its gradients.
+/// The two operands a convolution or one of its gradients multiplies:
+/// f32, or both bf16 or both f16 with group 1 (autodist-mixed-precision).
+static LogicalResult verifyConvOperands(Operation *op, Value a, Value b,
+                                        int64_t group) {
+  Type ea = rankedType(a).getElementType(), eb = rankedType(b).getElementType();
+  if (ea != eb)
+    return op->emitOpError("operands must have the same element type, got ")
+           << ea << " and " << eb;
+  if (!ea.isF32() && group != 1)
+    return op->emitOpError("takes ")
+           << ea << " operands only with group 1, got group " << group;
+  return success();
+}
+
 template <typename ConvLikeOp>
 static LogicalResult verifyConvAttrs(ConvLikeOp op) {
   if (op.getGroup() < 1)
@@ -153,11 +167,23 @@ static LogicalResult verifyConvAttrs(ConvLikeOp op) {
                            op.getDilations());
 }
 
-LogicalResult ConvOp::verify() { return verifyConvAttrs(*this); }
+LogicalResult ConvOp::verify() {
+  if (failed(verifyConvOperands(*this, getInput(), getWeight(), getGroup())))
+    return failure();
+  return verifyConvAttrs(*this);
+}
 
-LogicalResult ConvInputGradOp::verify() { return verifyConvAttrs(*this); }
+LogicalResult ConvInputGradOp::verify() {
+  if (failed(verifyConvOperands(*this, getGrad(), getWeight(), getGroup())))
+    return failure();
+  return verifyConvAttrs(*this);
+}
 
-LogicalResult ConvWeightGradOp::verify() { return verifyConvAttrs(*this); }
+LogicalResult ConvWeightGradOp::verify() {
+  if (failed(verifyConvOperands(*this, getGrad(), getInput(), getGroup())))
+    return failure();
+  return verifyConvAttrs(*this);
+}
 
 //===----------------------------------------------------------------------===//
 // MaxPoolOp, AveragePoolOp

@@ -31,15 +31,17 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
     (after the sum, as onnxruntime); otherwise `linalg.conv_2d_ngchw_gfchw`
     on grouped views, then the bias. (A target may instead call a library
     for it before this lowering: the CPU target's
-    `convert-nn-conv-to-onednn`.)
+    `convert-nn-conv-to-onednn`.) With `group = 1`, `input` and `weight` may
+    both be bf16 or both f16 (autodist-mixed-precision): the im2col columns
+    are 16-bit and the product sums in f32; the bias and result are f32.
 
     ```mlir
     %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
         : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x4x4xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$input, NN_F32Tensor:$weight,
-                   Optional<NN_F32Tensor>:$bias,
+  let arguments = (ins NN_ContractionTensor:$input,
+                   NN_ContractionTensor:$weight, Optional<NN_F32Tensor>:$bias,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
@@ -338,8 +340,8 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
         : (tensor<?x4x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x8x8xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$weight,
-                   DenseI64ArrayAttr:$input_size,
+  let arguments = (ins NN_ContractionTensor:$grad,
+                   NN_ContractionTensor:$weight, DenseI64ArrayAttr:$input_size,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
@@ -366,8 +368,8 @@ def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
         : (tensor<?x4x4x4xf32>, tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32>
     ```
   }];
-  let arguments = (ins NN_F32Tensor:$grad, NN_F32Tensor:$input,
-                   DenseI64ArrayAttr:$kernel_shape,
+  let arguments = (ins NN_ContractionTensor:$grad,
+                   NN_ContractionTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,

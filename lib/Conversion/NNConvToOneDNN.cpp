@@ -127,6 +127,10 @@ Value lowerToOnednn(OpBuilder &b, Operation *op) {
 /// The group and the output (or output gradient, `[N, M, OH, OW]`) of a
 /// convolution op, by which `backend` chooses.
 std::optional<std::pair<int64_t, Value>> convolution(Operation *op) {
+  // 16-bit operands (--precision) stay on im2col and the 16-bit GEMM.
+  if (op->getNumOperands() > 0 &&
+      !getElementTypeOrSelf(op->getOperand(0).getType()).isF32())
+    return std::nullopt;
   if (auto conv = dyn_cast<nn::ConvOp>(op))
     return std::make_pair(conv.getGroup(), conv.getResult());
   if (auto dx = dyn_cast<nn::ConvInputGradOp>(op))

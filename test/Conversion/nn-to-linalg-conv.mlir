@@ -189,3 +189,17 @@ func.func @batch_norm(%x: tensor<?x4x2x2xf32>, %s: tensor<4xf32>, %b: tensor<4xf
   %0 = nn.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-3 : f32} : (tensor<?x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x2x2xf32>
   return %0 : tensor<?x4x2x2xf32>
 }
+
+// -----
+
+// 16-bit operands (--precision): the padding, the im2col columns and the
+// weight matrix stay bf16; the one contraction sums into f32.
+// CHECK-LABEL: func @conv_bf16
+// CHECK: linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<?x3x10x10xbf16>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<3x3x3x?x8x8xbf16> into tensor<27x?xbf16>
+// CHECK: tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xbf16> into tensor<4x27xbf16>
+// CHECK: linalg.contract {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x27xbf16>, tensor<27x?xbf16>) outs(%{{.*}} : tensor<4x?xf32>)
+func.func @conv_bf16(%x: tensor<?x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>, %b: tensor<4xf32>) -> tensor<?x4x8x8xf32> {
+  %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xbf16>, tensor<4x3x3x3xbf16>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+  return %y : tensor<?x4x8x8xf32>
+}

@@ -40,3 +40,25 @@ func.func @already_rounded(%a: tensor<4x8xbf16>, %b: tensor<8x3xbf16>, %c: tenso
   %1 = nn.add %0, %c : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   return %1 : tensor<4x3xf32>
 }
+
+// -----
+
+// Convolutions of group 1 and their gradients (im2col and one GEMM) are
+// products too; a grouped one stays f32.
+// CHECK-LABEL: func.func @convolutions(
+// CHECK-DAG: %[[XB:.*]] = nn.cast %arg0 {to = bf16}
+// CHECK-DAG: %[[WB:.*]] = nn.cast %arg1 {to = bf16}
+// CHECK-DAG: %[[DYB:.*]] = nn.cast %arg3 {to = bf16}
+// CHECK: nn.conv %[[XB]], %[[WB]], %arg2 {{.*}} : (tensor<?x3x8x8xbf16>, tensor<4x3x3x3xbf16>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+// CHECK: nn.conv_input_grad %[[DYB]], %[[WB]] {{.*}} : (tensor<?x4x8x8xbf16>, tensor<4x3x3x3xbf16>) -> tensor<?x3x8x8xf32>
+// CHECK: nn.conv_weight_grad %[[DYB]], %[[XB]] {{.*}} : (tensor<?x4x8x8xbf16>, tensor<?x3x8x8xbf16>) -> tensor<4x3x3x3xf32>
+// CHECK: nn.conv %arg4, %arg5 {group = 2 : i64} : (tensor<?x4x8x8xf32>, tensor<4x2x1x1xf32>) -> tensor<?x4x8x8xf32>
+func.func @convolutions(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>,
+                        %dy: tensor<?x4x8x8xf32>, %x2: tensor<?x4x8x8xf32>, %w2: tensor<4x2x1x1xf32>)
+    -> (tensor<?x4x8x8xf32>, tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<?x4x8x8xf32>) {
+  %y = nn.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+  %dx = nn.conv_input_grad %dy, %w {input_size = array<i64: 8, 8>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x4x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x8x8xf32>
+  %dw = nn.conv_weight_grad %dy, %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x4x8x8xf32>, tensor<?x3x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %g = nn.conv %x2, %w2 {group = 2 : i64} : (tensor<?x4x8x8xf32>, tensor<4x2x1x1xf32>) -> tensor<?x4x8x8xf32>
+  return %y, %dx, %dw, %g : tensor<?x4x8x8xf32>, tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<?x4x8x8xf32>
+}
