@@ -24,31 +24,33 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$out"
-mkdir -p "$out"/{models,bin,ref}
+mkdir -p "$out"/{models,ref}
 
 python3 "$src/scripts/gpu_models.py" prepare --out "$out/models" --torch-python "$torchpy"
 
-# name batch external bench flags..., one model per line.
+# key name batch external bench flags..., one executable per line (key: the
+# name, with .bf16 for --precision=bf16).
 python3 - "$out/models/models.json" > "$tmp/models.txt" <<'EOF'
 import json, sys
 for m in json.load(open(sys.argv[1])):
-    print(m["name"], m["batch"], int(bool(m.get("external"))), int(bool(m.get("bench"))),
-          *m["flags"])
+    print(m["key"], m["name"], m["batch"], int(bool(m.get("external"))),
+          int(bool(m.get("bench"))), *m["flags"])
 EOF
-while read -r name batch external bench flags; do
-  echo "== $name"
+mkdir -p "$tmp/bin"
+while read -r key name batch external bench flags; do
+  echo "== $key"
   read -ra extra <<< "${flags:-}"
   "$compiler" "$out/models/$name.onnx" --train --target=cuda "${extra[@]}" \
-    -o "$out/bin/$name.cuda.train" --quiet
+    -o "$tmp/bin/$key.cuda.train" --quiet
   [ "$bench" = 1 ] && continue
   # The reference: the CPU build, the same data, batch and steps.
-  "$compiler" "$out/models/$name.onnx" --train "${extra[@]}" -o "$tmp/$name.cpu.train" --quiet
+  "$compiler" "$out/models/$name.onnx" --train "${extra[@]}" -o "$tmp/$key.cpu.train" --quiet
   data=(--data="$out/models/$name.npz")
   [ "$external" = 1 ] && data+=(--external-data="$out/models")
-  "$tmp/$name.cpu.train" "${data[@]}" --steps=$steps --batch-size="$batch" \
-    --log="$out/ref/$name.jsonl" > "$tmp/$name.out"
+  "$tmp/$key.cpu.train" "${data[@]}" --steps=$steps --batch-size="$batch" \
+    --log="$out/ref/$key.jsonl" > "$tmp/$key.out"
 done < "$tmp/models.txt"
-cp "$build/bin/autodist-cuda-runtime-tests" "$build/bin/autodist-nccl-id-test" "$out/bin/"
+cp "$build/bin/autodist-cuda-runtime-tests" "$build/bin/autodist-nccl-id-test" "$tmp/bin/"
 
 # The shared libraries, less glibc's, the C++ runtime's and CUDA's (the GPU
 # machine has its own), with Open MPI's and PMIx's components.
@@ -58,12 +60,14 @@ mkdir -p "$tmp/lib/openmpi3" "$tmp/lib/pmix"
 cp -L "$ompi"/*.so "$tmp/lib/openmpi3/"
 [ -d "$pmix" ] && cp -L "$pmix"/*.so "$tmp/lib/pmix/"
 skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libnccl)'
-{ ldd "$out"/bin/* "$tmp"/lib/openmpi3/*.so "$tmp"/lib/pmix/*.so 2>/dev/null || true; } |
+{ ldd "$tmp"/bin/* "$tmp"/lib/openmpi3/*.so "$tmp"/lib/pmix/*.so 2>/dev/null || true; } |
   awk '/=> \// {print $1, $3}' | sort -u | while read -r soname path; do
     [[ "$soname" =~ $skip ]] || cp -L "$path" "$tmp/lib/$soname"
   done
 # Open MPI's own libraries (libmpi's dependencies are found above).
 tar -C "$tmp" -cJf "$out/lib.tar.xz" lib
+# The executables, compressed too (the bf16 ones double their size).
+tar -C "$tmp" -cJf "$out/bin.tar.xz" bin
 # Made again on the GPU machine.
 rm -f "$out"/models/*.weights "$out"/models/*_bench.npz
 rm -rf "$out/models/digits"

@@ -16,8 +16,9 @@ scripts/gpu-check.sh (on the GPU machine) call it:
       data from fixed numpy generators (legacy RandomState: the same bytes on
       any numpy).
   gpu_models.py bench-torch --model resnet18|gpt --batch B --steps N [--compile]
-      PyTorch's samples/s for the same architecture on the GPU (fp32), one
-      JSON line.
+                             [--precision fp32|bf16]
+      PyTorch's samples/s for the same architecture on the GPU (fp32, or
+      bf16 autocast), one JSON line.
 """
 import argparse
 import json
@@ -78,6 +79,16 @@ def prepare(out, torch_python):
                    "flags": [], "external": True})
     models.append({"name": "gpt_bench", "bench": True, "batch": GPT_BENCH["batch"],
                    "flags": ["--optimizer=adamw", "--lr=3e-4"], "external": True})
+    # --precision=bf16: numerics against the CPU build's bf16 (the same
+    # rounding, sums in another order), and the benchmark against PyTorch's
+    # bf16 autocast.
+    for m in list(models):
+        if m["name"] in ("mlp", "gpt_block", "resnet18", "resnet18_bench", "gpt_bench"):
+            models.append(dict(m, precision="bf16",
+                               flags=m["flags"] + ["--precision=bf16"]))
+    for m in models:
+        m.setdefault("precision", "fp32")
+        m["key"] = m["name"] + ("" if m["precision"] == "fp32" else "." + m["precision"])
     with open(f"{out}/models.json", "w") as f:
         json.dump(models, f, indent=1)
     regenerate(out)
@@ -200,7 +211,7 @@ def weight_layout(onnx_path, out):
     return layout
 
 
-def bench_torch(model, batch, steps, compile_):
+def bench_torch(model, batch, steps, compile_, precision):
     import torch
     sys.path.insert(0, f"{SRC}/examples/torch")
     dev = torch.device("cuda")
@@ -229,7 +240,8 @@ def bench_torch(model, batch, steps, compile_):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(fwd(x))
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=precision == "bf16"):
+            loss = loss_fn(fwd(x))
         loss.backward()
         opt.step()
         return loss
@@ -245,7 +257,7 @@ def bench_torch(model, batch, steps, compile_):
     torch.cuda.synchronize()
     seconds = start.elapsed_time(end) / 1000
     print(json.dumps({"model": model, "mode": "compile" if compile_ else "eager",
-                      "batch": batch, "steps": steps, "samples_per_s": batch * steps / seconds,
+                      "precision": precision, "batch": batch, "steps": steps, "samples_per_s": batch * steps / seconds,
                       "torch": torch.__version__}))
 
 
@@ -264,6 +276,7 @@ def main():
     a.add_argument("--batch", type=int, required=True)
     a.add_argument("--steps", type=int, default=30)
     a.add_argument("--compile", action="store_true")
+    a.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare(args.out, args.torch_python)
@@ -272,7 +285,7 @@ def main():
     elif args.cmd == "regenerate":
         regenerate(args.dir)
     else:
-        bench_torch(args.model, args.batch, args.steps, args.compile)
+        bench_torch(args.model, args.batch, args.steps, args.compile, args.precision)
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ void eraseDeadOps(Block &body) {
   }
 }
 
-/// The state of fp16 dynamic loss scaling (docs/strategies.md).
+/// The state of fp16 dynamic loss scaling (docs/precision.md).
 constexpr const char *kLossScaleState = "amp/loss_scale";
 constexpr const char *kGrowthTrackerState = "amp/growth_tracker";
 constexpr const char *kOptimizerStepsState = "amp/optimizer_steps";

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""An independent NumPy reference of --precision (docs/strategies.md,
-"Mixed precision") for the MLP of examples/mlp/make_mlp.py (Gemm, Relu,
+"""An independent NumPy reference of --precision (docs/precision.md) for
+the MLP of examples/mlp/make_mlp.py (Gemm, Relu,
 Gemm, softmax cross-entropy), compared with the compiled program's training
 log step by step.
 
