@@ -90,12 +90,13 @@ llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
                                o.convBackend + "}," + kCPULowering);
 }
 
-/// The cuda target's passes from nn/dist to bufferized loops: the CPU's,
-/// without overlap (the collectives are ordered on the rank's compute
-/// stream), with every copy a loop (device buffers are not memcpy'd by the
-/// host).
+/// The cuda target's passes from nn/dist to bufferized loops: the CPU's
+/// (started all-reduces run on the rank's communication stream, beside the
+/// backward pass: runtime/cuda/NcclCommunicator.h), with every copy a loop
+/// (device buffers are not memcpy'd by the host).
 static const char *const kCUDABufferize =
     "convert-nn-to-linalg,"
+    "dist-overlap-collectives,"
     "convert-dist-to-runtime," AUTODIST_BUFFERIZE_AND_CONTRACT
     "autodist-strided-copies-to-linalg{all-copies},"
     "autodist-collapse-loop-dims,";

@@ -91,10 +91,46 @@ ncclUniqueId exchangeNcclId(MPI_Comm comm) {
   return message.id;
 }
 
+namespace {
+/// StreamOrder's calls on CUDA.
+class CudaStreamApi final : public StreamApi {
+public:
+  void *createEvent() override {
+    cudaEvent_t e = nullptr;
+    cuda::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+                "cudaEventCreateWithFlags");
+    return e;
+  }
+  void destroyEvent(void *event) noexcept override {
+    (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
+  void record(void *event, void *stream) override {
+    cuda::check(cudaEventRecord(static_cast<cudaEvent_t>(event),
+                                static_cast<cudaStream_t>(stream)),
+                "cudaEventRecord");
+  }
+  void streamWait(void *stream, void *event) override {
+    cuda::check(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream),
+                                    static_cast<cudaEvent_t>(event), 0),
+                "cudaStreamWaitEvent");
+  }
+};
+} // namespace
+
 NcclCommunicator::NcclCommunicator(cudaStream_t stream)
     : stream_(stream), rank_(comm::rank()), size_(comm::size()) {
   ncclUniqueId id = exchangeNcclId(MPI_COMM_WORLD);
   checkNccl(ncclCommInitRank(&comm_, size_, id, rank_), "ncclCommInitRank");
+  // High priority, as DDP's NCCL stream: a gradient's all-reduce should not
+  // queue behind the backward pass's kernels.
+  int least = 0, greatest = 0;
+  cuda::check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+              "cudaDeviceGetStreamPriorityRange");
+  cuda::check(cudaStreamCreateWithPriority(&commStream_, cudaStreamNonBlocking,
+                                           greatest),
+              "cudaStreamCreateWithPriority");
+  streamApi_ = std::make_unique<CudaStreamApi>();
+  order_ = std::make_unique<StreamOrder>(*streamApi_, stream_, commStream_);
 }
 
 NcclCommunicator::~NcclCommunicator() {
@@ -103,6 +139,9 @@ NcclCommunicator::~NcclCommunicator() {
   } catch (const std::exception &) {
     // At exit: nothing left to report to.
   }
+  order_.reset();
+  if (commStream_)
+    (void)cudaStreamDestroy(commStream_);
 }
 
 void NcclCommunicator::shutdown() {
@@ -137,8 +176,10 @@ CommHandle NcclCommunicator::allreduceStart(float *data, int64_t n, Stream) {
     p.mpi = true;
     p.mpiHandle = comm::allreduceStart(data, n);
   } else if (n > 0) {
-    checkNccl(ncclAllReduce(data, data, n, ncclFloat, ncclSum, comm_, stream_),
+    auto comm = static_cast<cudaStream_t>(order_->fork());
+    checkNccl(ncclAllReduce(data, data, n, ncclFloat, ncclSum, comm_, comm),
               "ncclAllReduce");
+    p.order = order_->recordDone();
   }
   pending_[slot] = p;
   return {static_cast<int>(slot + 1), Stream{stream_}};
@@ -155,7 +196,8 @@ void NcclCommunicator::wait(CommHandle handle, float *data, ReduceOp op) {
   pending_[slot] = Pending();
   if (p.mpi)
     return comm::allreduceWait(p.mpiHandle, data, op);
-  // Ordered on the stream after the sum: nothing to wait for here.
+  if (p.order >= 0)
+    order_->join(p.order);
   if (op == ReduceOp::Mean && size_ > 1)
     cuda::scaleOnStream(data, 1, p.n, p.n, static_cast<float>(size_),
                         /*divide=*/true);

@@ -3,11 +3,12 @@
 // The communicator of `--target=cuda` executables, installed by
 // CudaDevice::select(): one NCCL communicator over all ranks of
 // MPI_COMM_WORLD, bootstrapped through MPI (rank 0's ncclUniqueId broadcast
-// to the others), whose collectives are ordered on the compute stream. Being
-// on the stream that also runs the kernels, a collective needs no event to
-// wait for the kernel that produced its data, nor to be waited for by the
-// kernel that consumes its result; the host reads results after
-// Device::synchronize().
+// to the others). Blocking collectives are ordered on the compute stream,
+// with the kernels that produce and consume their data. A started all-reduce
+// (dist-overlap-collectives) runs on the communication stream, forked off
+// the compute stream and joined back by events (StreamOrder.h), so that the
+// backward pass goes on while it travels; neither blocks the host, which
+// reads results after Device::synchronize().
 //
 // Buffers the GPU cannot address (host vectors of Compress.cpp or a strided
 // bucket packed by CInterface.cpp) go through MPI (comm::) instead, after the
@@ -20,11 +21,13 @@
 #define AUTODIST_RUNTIME_CUDA_NCCLCOMMUNICATOR_H
 
 #include "autodist/runtime/Communicator.h"
+#include "autodist/runtime/StreamOrder.h"
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <nccl.h>
 
+#include <memory>
 #include <vector>
 
 namespace autodist::rt {
@@ -51,10 +54,12 @@ public:
   int size() const override { return size_; }
   /// Mean: ncclAvg.
   void allreduce(float *data, int64_t n, ReduceOp op) override;
-  /// A sum on the compute stream (`stream` is ignored: there is one).
+  /// A sum on the communication stream, after what the compute stream was
+  /// given so far (`stream` is ignored: the compute stream is the rank's).
   CommHandle allreduceStart(float *data, int64_t n,
                             Stream stream = {}) override;
-  /// Nothing to wait for on the stream; a mean divides by size() there.
+  /// Orders the compute stream after the sum; a mean divides by size()
+  /// there.
   void wait(CommHandle handle, float *data, ReduceOp op) override;
   /// Flat: `p` (two levels through node proxies) is ignored, NCCL picks its
   /// own topology-aware algorithm. Mean: ncclAvg at the root.
@@ -72,11 +77,17 @@ private:
     bool used = false;
     bool mpi = false;
     int mpiHandle = 0;
+    int order = -1; // StreamOrder's token; -1 for an empty all-reduce
     int64_t n = 0;
   };
 
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_;
+  /// The communication stream of started all-reduces, and the events that
+  /// order it with the compute stream.
+  cudaStream_t commStream_ = nullptr;
+  std::unique_ptr<StreamApi> streamApi_;
+  std::unique_ptr<StreamOrder> order_;
   int rank_ = 0, size_ = 1;
   std::vector<Pending> pending_;
 };
