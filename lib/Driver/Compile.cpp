@@ -153,10 +153,6 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
       {"conv-backend", o.target == "cpu",
        "needs --target=cpu (the cuda target's convolutions are im2col + "
        "cuBLASLt)"},
-      // Not on the cuda target yet (docs/cuda.md): the staleness pipeline's
-      // in-flight all-reduces.
-      {"staleness", o.target == "cpu",
-       "needs --target=cpu (not on the cuda target yet)"},
   };
   for (const Rule &r : rules)
     if (o.isGiven(r.flag) && !r.meaningful)

@@ -6,6 +6,7 @@
 #include "autodist/runtime/BatchPlan.h"
 #include "autodist/runtime/Checkpoint.h"
 #include "autodist/runtime/Comm.h"
+#include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Dataset.h"
 #include "autodist/runtime/Device.h"
@@ -610,13 +611,15 @@ void Trainer::gatherOwnedState() {
 }
 
 void Trainer::drainInflight() {
+  // The job's communicator started them (NCCL's handles are its own).
   for (size_t i = 0; i < inflight_.size(); ++i) {
     int64_t &h = *handles_[i].data<int64_t>();
-    comm::allreduceWait(static_cast<int>(h), inflight_[i].data<float>(),
-                        inflightSpecs_[i].mean ? ReduceOp::Mean
-                                               : ReduceOp::Sum);
+    communicator().wait(
+        {static_cast<int>(h), Stream{}}, inflight_[i].data<float>(),
+        inflightSpecs_[i].mean ? ReduceOp::Mean : ReduceOp::Sum);
     h = 0;
   }
+  device().synchronize(); // a device's wait is ordered on its stream
 }
 
 std::vector<TensorSpec> Trainer::checkpointStateSpecs() const {
