@@ -335,8 +335,7 @@ LogicalResult Compiler::run() {
           os << printStrategyJSON(strategyOf(*module));
         });
       });
-    if (failed(synchronize(*module, o.bucketBytes)) ||
-        failed(checkTargetSupports(*module, targetOptions(o))))
+    if (failed(synchronize(*module, o.bucketBytes)))
       return failure();
   }
   if (failed(applyPrecision(*module, o.precision)))

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Driver/Target.h"
-#include "dist/DistOps.h"
 
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SmallString.h"
@@ -179,22 +178,6 @@ const Target kTargets[] = {{"cpu", buildCPULowering},
                            {"cuda", buildCUDALowering}};
 
 } // namespace
-
-LogicalResult checkTargetSupports(ModuleOp module, const TargetOptions &o) {
-  if (o.name != "cuda")
-    return success();
-  // The compressors run on the host over the gradients (runtime/lib/
-  // Compress.cpp); the cuda target's gradients are device memory.
-  WalkResult r = module.walk([](dist::AllReduceOp op) {
-    if (op.getCompressor() == dist::Compressor::None)
-      return WalkResult::advance();
-    op.emitOpError("compressor '")
-        << dist::stringifyCompressor(op.getCompressor())
-        << "' is not supported on --target=cuda yet (docs/cuda.md)";
-    return WalkResult::interrupt();
-  });
-  return failure(r.wasInterrupted());
-}
 
 std::string defaultCudaToolkit() {
   for (const char *var : {"CUDA_HOME", "CUDA_PATH"})

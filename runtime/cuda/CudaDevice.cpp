@@ -208,6 +208,8 @@ public:
   void freeDevice(void *p) override;
   void synchronize() override;
   void copyToHost(void *dst, const void *src, size_t bytes) override;
+  void copyFromHost(void *dst, const void *src, size_t bytes) override;
+  bool hostAccessible(const void *p) const override;
   void copyStrided(float *dst, int64_t dstStride, const float *src,
                    int64_t srcStride, int64_t n) override;
   void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
@@ -435,6 +437,29 @@ void CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
                               cuda::computeStream()),
               "cudaMemcpyAsync");
   synchronize();
+}
+
+void CudaDevice::copyFromHost(void *dst, const void *src, size_t bytes) {
+  if (!cuda::deviceSelected()) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  // After the kernels issued so far; waited for, so `src` may be reused.
+  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                              cuda::computeStream()),
+              "cudaMemcpyAsync");
+  synchronize();
+}
+
+bool CudaDevice::hostAccessible(const void *p) const {
+  if (!cuda::deviceSelected())
+    return true;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError(); // a plain host pointer on old drivers
+    return true;
+  }
+  return a.type != cudaMemoryTypeDevice;
 }
 
 void CudaDevice::copyStrided(float *dst, int64_t dstStride, const float *src,

@@ -122,6 +122,39 @@ _mlir_ciface_autodist_rt_allreduce_f32(StridedMemref<float, 1> *buf,
   });
 }
 
+namespace {
+/// `n` floats at `data` where the host computes on them (the compressors,
+/// runtime/lib/Compress.cpp): in place where the host can address them
+/// (the CPU, managed memory), otherwise a host copy that commit() writes
+/// back (the cuda target's device memory).
+class HostStaging {
+public:
+  HostStaging(float *data, int64_t n) : data_(data), n_(n) {
+    Device &d = device();
+    if (d.hostAccessible(data)) {
+      d.synchronize(); // what compiled code wrote there is done
+      host_ = data;
+      return;
+    }
+    copy_.resize(static_cast<size_t>(n));
+    d.copyToHost(copy_.data(), data, bytes());
+    host_ = copy_.data();
+  }
+  float *get() const { return host_; }
+  void commit() {
+    if (host_ != data_)
+      device().copyFromHost(data_, host_, bytes());
+  }
+
+private:
+  size_t bytes() const { return static_cast<size_t>(n_) * sizeof(float); }
+  float *data_;
+  int64_t n_;
+  float *host_ = nullptr;
+  std::vector<float> copy_;
+};
+} // namespace
+
 /// The compressed all-reduces travel as halves (2 bytes per element).
 extern "C" void
 _mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *buf,
@@ -129,7 +162,11 @@ _mlir_ciface_autodist_rt_allreduce_fp16_f32(StridedMemref<float, 1> *buf,
   ReduceOp kind = reduceOp(op, "autodist_rt_allreduce_fp16_f32");
   onContiguous(
       "allreduce_fp16", buf,
-      [&](float *data, int64_t n) { compress::allreduceFp16(data, n, kind); },
+      [&](float *data, int64_t n) {
+        HostStaging g(data, n);
+        compress::allreduceFp16(g.get(), n, kind);
+        g.commit();
+      },
       2);
 }
 
@@ -156,7 +193,10 @@ extern "C" void _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(
   onContiguous(
       "allreduce_fp16_ef", buf,
       [&](float *data, int64_t n) {
-        compress::allreduceFp16EF(data, n, kind, e);
+        HostStaging g(data, n), r(e, n);
+        compress::allreduceFp16EF(g.get(), n, kind, r.get());
+        g.commit();
+        r.commit();
       },
       2);
 }
@@ -181,8 +221,19 @@ extern "C" void _mlir_ciface_autodist_rt_allreduce_powersgd_f32(
     TraceCall traced("allreduce_powersgd", "comm", [&] {
       return "\"bytes\": " + std::to_string(bytes.first + bytes.second);
     });
-    bytes = compress::allreducePowerSGD(buf->aligned + buf->offset, rows, cols,
-                                        rank, kind, e, qs);
+    try {
+      int64_t n = static_cast<int64_t>(rows) * cols;
+      HostStaging g(buf->aligned + buf->offset, n), r(e, n),
+          qh(qs, static_cast<int64_t>(cols) *
+                     compress::powerSGDRank(rows, cols, rank));
+      bytes = compress::allreducePowerSGD(g.get(), rows, cols, rank, kind,
+                                          r.get(), qh.get());
+      g.commit();
+      r.commit();
+      qh.commit();
+    } catch (const std::exception &e) {
+      fatal(e); // a device or communication error ends the run
+    }
   }
   traffic::record(bytes.first);
   traffic::record(bytes.second);

@@ -51,6 +51,10 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override {
     std::memcpy(dst, src, bytes);
   }
+  void copyFromHost(void *dst, const void *src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  bool hostAccessible(const void *) const override { return true; }
   void copyStrided(float *dst, int64_t dstStride, const float *src,
                    int64_t srcStride, int64_t n) override {
     for (int64_t i = 0; i < n; ++i)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Compress.h"
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Traffic.h"
 
@@ -200,4 +201,110 @@ TEST(Compress, PowerSGDFirstQIsSeeded) {
     mean += x / a.size();
   }
   EXPECT_LT(std::fabs(mean), 0.1);
+}
+
+namespace {
+/// The host device, except that memory it hands out from allocateDevice()
+/// is "device memory" the host may not address (as the cuda target's): the
+/// compressors must stage it through host copies, which this counts.
+class FakeGpu final : public Device {
+public:
+  explicit FakeGpu(Device &host) : host_(host) {}
+  const char *name() const override { return "fake-gpu"; }
+  void select(int r) override { host_.select(r); }
+  std::string describe() const override { return "fake-gpu"; }
+  void *allocateShared(size_t b, size_t a) override {
+    return host_.allocateShared(b, a);
+  }
+  void freeShared(void *p) override { host_.freeShared(p); }
+  void *allocateDevice(size_t b, size_t a) override {
+    void *p = host_.allocateDevice(b, a);
+    deviceBlocks_.push_back({static_cast<char *>(p), b});
+    return p;
+  }
+  void freeDevice(void *p) override { host_.freeDevice(p); }
+  void synchronize() override { ++synchronizes; }
+  void copyToHost(void *d, const void *s, size_t b) override {
+    ++toHost;
+    host_.copyToHost(d, s, b);
+  }
+  void copyFromHost(void *d, const void *s, size_t b) override {
+    ++fromHost;
+    host_.copyFromHost(d, s, b);
+  }
+  bool hostAccessible(const void *p) const override {
+    for (auto [base, size] : deviceBlocks_)
+      if (p >= base && p < base + size)
+        return false;
+    return true;
+  }
+  void copyStrided(float *d, int64_t ds, const float *s, int64_t ss,
+                   int64_t n) override {
+    host_.copyStrided(d, ds, s, ss, n);
+  }
+  void sgemm(const StridedMemref<float, 2> &a, const StridedMemref<float, 2> &b,
+             const StridedMemref<float, 2> &c, bool ta, bool tb, float alpha,
+             float beta) override {
+    host_.sgemm(a, b, c, ta, tb, alpha, beta);
+  }
+  void gemmHalf(HalfType t, const StridedMemref<uint16_t, 2> &a,
+                const StridedMemref<uint16_t, 2> &b,
+                const StridedMemref<float, 2> &c, bool ta, bool tb, float alpha,
+                float beta) override {
+    host_.gemmHalf(t, a, b, c, ta, tb, alpha, beta);
+  }
+  int toHost = 0, fromHost = 0, synchronizes = 0;
+
+private:
+  Device &host_;
+  std::vector<std::pair<char *, size_t>> deviceBlocks_;
+};
+
+/// Installs a FakeGpu for the scope of a test.
+struct WithFakeGpu {
+  WithFakeGpu() : gpu(device()) { previous = setDevice(&gpu); }
+  ~WithFakeGpu() { setDevice(previous); }
+  FakeGpu gpu;
+  Device *previous = nullptr;
+};
+} // namespace
+
+// A compressed bucket in device memory (the cuda target's) is compressed
+// through a host copy and written back: the same values as in host memory,
+// with one copy each way; the residual in device memory too.
+TEST(Compress, DeviceBuffersAreStagedThroughTheHost) {
+  std::vector<float> values = samples();
+  size_t n = values.size();
+  std::vector<float> expected = values, expectedResidual(n, 0.0f);
+  StridedMemref<float, 1> m = view(expected), r = view(expectedResidual);
+  _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(&m, &r, 0);
+
+  WithFakeGpu fake;
+  auto *buf =
+      static_cast<float *>(fake.gpu.allocateDevice(n * sizeof(float), 64));
+  auto *res =
+      static_cast<float *>(fake.gpu.allocateDevice(n * sizeof(float), 64));
+  std::copy(values.begin(), values.end(), buf);
+  std::fill(res, res + n, 0.0f);
+  StridedMemref<float, 1> dm{buf, buf, 0, {static_cast<int64_t>(n)}, {1}};
+  StridedMemref<float, 1> dr{res, res, 0, {static_cast<int64_t>(n)}, {1}};
+  _mlir_ciface_autodist_rt_allreduce_fp16_ef_f32(&dm, &dr, 0);
+  EXPECT_EQ(fake.gpu.toHost, 2);   // the bucket and the residual
+  EXPECT_EQ(fake.gpu.fromHost, 2); // both written back
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(buf[i], expected[i]) << i;
+    EXPECT_EQ(res[i], expectedResidual[i]) << i;
+  }
+
+  // Plain fp16 on a host-addressable buffer: in place, after a synchronize.
+  std::vector<float> host = values;
+  StridedMemref<float, 1> hm = view(host);
+  int before = fake.gpu.toHost;
+  _mlir_ciface_autodist_rt_allreduce_fp16_f32(&hm, 0);
+  EXPECT_EQ(fake.gpu.toHost, before);
+  EXPECT_GE(fake.gpu.synchronizes, 1);
+  for (size_t i = 0; i < n; ++i)
+    EXPECT_EQ(host[i], compress::roundToHalf(values[i])) << i;
+  fake.gpu.freeDevice(buf);
+  fake.gpu.freeDevice(res);
 }

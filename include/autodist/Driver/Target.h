@@ -36,11 +36,6 @@ struct TargetOptions {
   bool cudaEmulate = false;
 };
 
-/// Fails, with an error on the op, if `module` (after distribution) uses
-/// what `target` cannot lower yet.
-mlir::LogicalResult checkTargetSupports(mlir::ModuleOp module,
-                                        const TargetOptions &target);
-
 /// The CUDA toolkit to use: $CUDA_HOME, else $CUDA_PATH, else the
 /// directory above the `ptxas` on PATH, else /usr/local/cuda.
 std::string defaultCudaToolkit();

@@ -52,6 +52,13 @@ public:
   /// Copies `bytes` bytes of memory compiled code wrote (device memory
   /// included) to the host, once what compiled code issued before is done.
   virtual void copyToHost(void *dst, const void *src, size_t bytes) = 0;
+  /// Copies `bytes` bytes of host memory to memory compiled code reads
+  /// (device memory included), in order with what compiled code issued;
+  /// `src` may be reused when it returns.
+  virtual void copyFromHost(void *dst, const void *src, size_t bytes) = 0;
+  /// Whether the host may read and write `p` (after synchronize()): host
+  /// memory and allocateShared()'s, not a GPU's device memory.
+  virtual bool hostAccessible(const void *p) const = 0;
   /// dst[i * dstStride] = src[i * srcStride] for i < n, in order with what
   /// compiled code issued (memory of allocateDevice() or allocateShared()).
   virtual void copyStrided(float *dst, int64_t dstStride, const float *src,
