@@ -427,6 +427,7 @@ void CudaDevice::synchronize() {
     throw Error(pending);
 }
 
+/// Either direction (cudaMemcpyDefault).
 void CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
   if (!cuda::deviceSelected()) {
     std::memcpy(dst, src, bytes);
@@ -440,15 +441,9 @@ void CudaDevice::copyToHost(void *dst, const void *src, size_t bytes) {
 }
 
 void CudaDevice::copyFromHost(void *dst, const void *src, size_t bytes) {
-  if (!cuda::deviceSelected()) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  // After the kernels issued so far; waited for, so `src` may be reused.
-  cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
-                              cuda::computeStream()),
-              "cudaMemcpyAsync");
-  synchronize();
+  // The same ordered, waited-for copy: after the kernels issued so far, and
+  // done when it returns (so `src` may be reused).
+  copyToHost(dst, src, bytes);
 }
 
 bool CudaDevice::hostAccessible(const void *p) const {
