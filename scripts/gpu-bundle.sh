@@ -59,7 +59,7 @@ pmix=/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix
 mkdir -p "$tmp/lib/openmpi3" "$tmp/lib/pmix"
 cp -L "$ompi"/*.so "$tmp/lib/openmpi3/"
 [ -d "$pmix" ] && cp -L "$pmix"/*.so "$tmp/lib/pmix/"
-skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libnccl)'
+skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libnccl|libcudnn)'
 { ldd "$tmp"/bin/* "$tmp"/lib/openmpi3/*.so "$tmp"/lib/pmix/*.so 2>/dev/null || true; } |
   awk '/=> \// {print $1, $3}' | sort -u | while read -r soname path; do
     [[ "$soname" =~ $skip ]] || cp -L "$path" "$tmp/lib/$soname"

@@ -43,7 +43,7 @@ bin=$work/bin
 cudadirs=$( { find /usr/local/cuda*/lib64 /usr/local/cuda*/lib /usr/lib/x86_64-linux-gnu \
                 "$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)" \
                 -maxdepth 4 \( -name 'libcudart.so.13*' -o -name 'libcublasLt.so.13*' \
-                -o -name 'libnccl.so.2*' \) 2>/dev/null || true; } |
+                -o -name 'libnccl.so.2*' -o -name 'libcudnn.so.9*' \) 2>/dev/null || true; } |
             xargs -r -n1 dirname | sort -u | paste -sd:)
 echo "CUDA libraries from: $cudadirs"
 export LD_LIBRARY_PATH="$work/lib:$cudadirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -31,7 +31,7 @@ def NN_ConvOp : NN_DiffOp<"conv"> {
     (after the sum, as onnxruntime); otherwise `linalg.conv_2d_ngchw_gfchw`
     on grouped views, then the bias. (A target may instead call a library
     for it before this lowering: the CPU target's
-    `convert-nn-conv-to-onednn`.) With `group = 1`, `input` and `weight` may
+    `convert-nn-conv-to-library`.) With `group = 1`, `input` and `weight` may
     both be bf16 or both f16 (autodist-mixed-precision): the im2col columns
     are 16-bit and the product sums in f32; the bias and result are f32.
 

@@ -480,12 +480,18 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
 // Lowering
 //===----------------------------------------------------------------------===//
 
-def ConvertNNConvToOneDNN : Pass<"convert-nn-conv-to-onednn",
+def ConvertNNConvToLibrary : Pass<"convert-nn-conv-to-library",
                                  "mlir::ModuleOp"> {
-  let summary = "The CPU target's convolution library: group-1 convolutions "
-                "to oneDNN calls";
+  let summary = "A target's convolution library: group-1 convolutions to "
+                "oneDNN or cuDNN calls";
   let description = [{
-    The CPU target's choice between oneDNN and im2col + sgemm for each
+    `library=cudnn` (the cuda target): every group-1 f32 convolution and
+    gradient becomes a call (cuDNN's algorithms beat im2col and one GEMM);
+    `backend=im2col` keeps them all on im2col. The ABI is the same as
+    oneDNN's; the cuda runtime serves it with cuDNN.
+
+    `library=onednn` (the CPU target): the choice between oneDNN and
+    im2col + sgemm for each
     group-1 `nn.conv`, `nn.conv_input_grad` and `nn.conv_weight_grad`
     (`nn` itself names no library). A chosen op becomes one call into the
     runtime's oneDNN convolutions (docs/abi.md) on its operands' buffers:
@@ -516,7 +522,10 @@ def ConvertNNConvToOneDNN : Pass<"convert-nn-conv-to-onednn",
   }];
   let options = [
     Option<"backend", "backend", "std::string", /*default=*/"\"auto\"",
-           "auto, im2col or onednn">
+           "auto, im2col or onednn (the library for every group-1 one)">,
+    Option<"library", "library", "std::string", /*default=*/"\"onednn\"",
+           "the runtime's convolutions: onednn (the CPU target) or cudnn "
+           "(the cuda target)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect",

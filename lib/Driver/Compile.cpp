@@ -150,9 +150,6 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
       {"cuda-arch", o.target == "cuda", "needs --target=cuda"},
       {"cuda-toolkit", o.target == "cuda", "needs --target=cuda"},
       {"cuda-emulate", o.target == "cuda", "needs --target=cuda"},
-      {"conv-backend", o.target == "cpu",
-       "needs --target=cpu (the cuda target's convolutions are im2col + "
-       "cuBLASLt)"},
   };
   for (const Rule &r : rules)
     if (o.isGiven(r.flag) && !r.meaningful)
@@ -419,6 +416,9 @@ LogicalResult verifyCompileOptions(MLIRContext &context,
       o.convBackend != "onednn")
     return fail(context, "unknown --conv-backend '" + o.convBackend +
                              "' (expected auto, im2col or onednn)");
+  if (o.target != "cpu" && o.convBackend == "onednn")
+    return fail(context, "--conv-backend=onednn needs --target=cpu (the cuda "
+                         "target's library is cuDNN)");
   return checkFlagCombinations(context, o);
 }
 

@@ -85,7 +85,7 @@ llvm::Error parseLowering(OpPassManager &pm, const std::string &pipeline) {
 
 llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
   return parseLowering(pm, "autodist-export-manifest,"
-                           "convert-nn-conv-to-onednn{backend=" +
+                           "convert-nn-conv-to-library{backend=" +
                                o.convBackend + "}," + kCPULowering);
 }
 
@@ -149,7 +149,10 @@ llvm::Error buildCUDALowering(OpPassManager &pm, const TargetOptions &o) {
   // The toolkit's ptxas makes the cubins, and its libdevice defines the
   // math functions (__nv_expf, ...) the kernels call.
   std::string pipeline =
-      std::string("autodist-export-manifest,") + kCUDABufferize +
+      std::string("autodist-export-manifest,") +
+      // Group-1 f32 convolutions to cuDNN (the runtime's conv2d_* ABI).
+      "convert-nn-conv-to-library{library=cudnn backend=" +
+      (o.convBackend == "im2col" ? "im2col" : "auto") + "}," + kCUDABufferize +
       kCUDAParallelLoops + kCUDAKernels +
       "nvvm-attach-target{chip=" + o.cudaArch +
       " features=+ptx80 O=3},"

@@ -17,6 +17,7 @@
 #include "autodist/runtime/cuda/CudaDevice.h"
 
 #include "CudaContext.h"
+#include "CudnnConv.h"
 #include "NcclCommunicator.h"
 
 #include "autodist/runtime/Comm.h"
@@ -210,6 +211,13 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override;
   void copyFromHost(void *dst, const void *src, size_t bytes) override;
   bool hostAccessible(const void *p) const override;
+  const char *convolutionLibrary() const override { return "cudnn"; }
+  void conv2dForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
+                     const Tensor4 &y, const ConvGeometry &g) override;
+  void conv2dBackwardData(const Tensor4 &dy, const Tensor4 &w,
+                          const Tensor4 &dx, const ConvGeometry &g) override;
+  void conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
+                             const Tensor4 &dw, const ConvGeometry &g) override;
   void copyStrided(float *dst, int64_t dstStride, const float *src,
                    int64_t srcStride, int64_t n) override;
   void sgemm(const Matrix &a, const Matrix &b, const Matrix &c, bool transA,
@@ -238,6 +246,9 @@ private:
   std::mutex gemmMutex_;
   std::unordered_map<GemmKey, GemmPlan, GemmKeyHash> plans_;
   std::unique_ptr<NcclCommunicator> nccl_;
+  /// The ABI's convolutions, on the compute stream (made at the first).
+  std::unique_ptr<CudnnConvolutions> cudnn_;
+  CudnnConvolutions &convolutions();
   Communicator *previousCommunicator_ = nullptr;
   std::mutex blockMutex_;
   std::unordered_map<void *, Block> shared_; // every shared block
@@ -446,6 +457,61 @@ void CudaDevice::copyFromHost(void *dst, const void *src, size_t bytes) {
   copyToHost(dst, src, bytes);
 }
 
+CudnnConvolutions &CudaDevice::convolutions() {
+  if (!cuda::deviceSelected())
+    throw std::logic_error("a convolution on the CUDA device before select()");
+  if (!cudnn_)
+    cudnn_ = std::make_unique<CudnnConvolutions>(cuda::computeStream());
+  return *cudnn_;
+}
+
+namespace {
+/// The contiguous NCHW/OIHW data of an ABI convolution operand, and its
+/// dims; std::invalid_argument for a strided one (the ABI passes buffers
+/// the compiler allocated contiguous).
+const float *convData(const Tensor4 &t, int64_t dims[4], const char *what) {
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    dims[i] = t.sizes[i];
+    if (t.sizes[i] > 1 && t.strides[i] != stride)
+      throw std::invalid_argument(std::string("cuDNN convolution: ") + what +
+                                  " is not contiguous NCHW");
+    stride *= t.sizes[i];
+  }
+  return t.aligned + t.offset;
+}
+
+} // namespace
+
+void CudaDevice::conv2dForward(const Tensor4 &x, const Tensor4 &w,
+                               const Vector1 *bias, const Tensor4 &y,
+                               const ConvGeometry &g) {
+  int64_t xd[4], wd[4], yd[4];
+  const float *px = convData(x, xd, "x"), *pw = convData(w, wd, "w");
+  auto *py = const_cast<float *>(convData(y, yd, "y"));
+  const float *pb = bias ? bias->aligned + bias->offset : nullptr;
+  if (bias && bias->sizes[0] > 1 && bias->strides[0] != 1)
+    throw std::invalid_argument("cuDNN convolution: the bias is strided");
+  convolutions().forward(px, xd, pw, wd, pb, py, yd, g);
+}
+
+void CudaDevice::conv2dBackwardData(const Tensor4 &dy, const Tensor4 &w,
+                                    const Tensor4 &dx, const ConvGeometry &g) {
+  int64_t dyd[4], wd[4], dxd[4];
+  const float *pdy = convData(dy, dyd, "dy"), *pw = convData(w, wd, "w");
+  auto *pdx = const_cast<float *>(convData(dx, dxd, "dx"));
+  convolutions().backwardData(pdy, dyd, pw, wd, pdx, dxd, g);
+}
+
+void CudaDevice::conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
+                                       const Tensor4 &dw,
+                                       const ConvGeometry &g) {
+  int64_t dyd[4], xd[4], dwd[4];
+  const float *pdy = convData(dy, dyd, "dy"), *px = convData(x, xd, "x");
+  auto *pdw = const_cast<float *>(convData(dw, dwd, "dw"));
+  convolutions().backwardWeights(pdy, dyd, px, xd, pdw, dwd, g);
+}
+
 bool CudaDevice::hostAccessible(const void *p) const {
   if (!cuda::deviceSelected())
     return true;
@@ -631,6 +697,7 @@ void CudaDevice::shutdown() {
     }
     nccl_.reset();
   }
+  cudnn_.reset();
   cuda::unloadModules();
   cuda::unloadKernels();
   for (auto &[key, p] : plans_)

@@ -9,7 +9,7 @@
 #include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Compress.h"
 #include "autodist/runtime/Device.h"
-#include "autodist/runtime/DnnlConv.h"
+#include "autodist/runtime/Convolution.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
@@ -367,7 +367,6 @@ extern "C" void _mlir_ciface_autodist_rt_gemm_f16(StridedMemref<uint16_t, 2> *a,
   gemmHalfCall(HalfType::F16, a, b, c, transA, transB, alpha, beta);
 }
 
-#ifdef AUTODIST_HAVE_ONEDNN
 namespace {
 /// The geometry of a convolution call: strides [h, w], pads [top, left,
 /// bottom, right], dilations [h, w].
@@ -385,6 +384,12 @@ std::string convArgs(const Tensor4 &x, const Tensor4 &w, const Tensor4 &y) {
   };
   return "\"x\": " + shape(x) + ", \"w\": " + shape(w) + ", \"y\": " + shape(y);
 }
+
+/// The trace category of the ABI's convolutions: their library's name.
+const char *convolutionCategory() {
+  const char *library = device().convolutionLibrary();
+  return library ? library : "conv";
+}
 } // namespace
 
 #define AUTODIST_CONV_GEOMETRY_PARAMS                                          \
@@ -395,10 +400,10 @@ extern "C" void
 _mlir_ciface_autodist_rt_conv2d_fwd_f32(Tensor4 *x, Tensor4 *w, Tensor4 *y,
                                         AUTODIST_CONV_GEOMETRY_PARAMS) {
   comm::progressAtOpBoundary();
-  TraceCall traced("conv2d_fwd", "onednn",
+  TraceCall traced("conv2d_fwd", convolutionCategory(),
                    [&] { return convArgs(*x, *w, *y); });
   try {
-    dnnlConvForward(*x, *w, nullptr, *y,
+    device().conv2dForward(*x, *w, nullptr, *y,
                     geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
@@ -410,10 +415,10 @@ _mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
                                              Vector1 *bias, Tensor4 *y,
                                              AUTODIST_CONV_GEOMETRY_PARAMS) {
   comm::progressAtOpBoundary();
-  TraceCall traced("conv2d_fwd", "onednn",
+  TraceCall traced("conv2d_fwd", convolutionCategory(),
                    [&] { return convArgs(*x, *w, *y); });
   try {
-    dnnlConvForward(*x, *w, bias, *y,
+    device().conv2dForward(*x, *w, bias, *y,
                     geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
@@ -423,10 +428,10 @@ _mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
 extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
     Tensor4 *dy, Tensor4 *w, Tensor4 *dx, AUTODIST_CONV_GEOMETRY_PARAMS) {
   comm::progressAtOpBoundary();
-  TraceCall traced("conv2d_bwd_data", "onednn",
+  TraceCall traced("conv2d_bwd_data", convolutionCategory(),
                    [&] { return convArgs(*dx, *w, *dy); });
   try {
-    dnnlConvBackwardData(*dy, *w, *dx,
+    device().conv2dBackwardData(*dy, *w, *dx,
                          geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
@@ -436,17 +441,16 @@ extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
 extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_weights_f32(
     Tensor4 *dy, Tensor4 *x, Tensor4 *dw, AUTODIST_CONV_GEOMETRY_PARAMS) {
   comm::progressAtOpBoundary();
-  TraceCall traced("conv2d_bwd_weights", "onednn",
+  TraceCall traced("conv2d_bwd_weights", convolutionCategory(),
                    [&] { return convArgs(*x, *dw, *dy); });
   try {
-    dnnlConvBackwardWeights(*dy, *x, *dw,
+    device().conv2dBackwardWeights(*dy, *x, *dw,
                             geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
   }
 }
 #undef AUTODIST_CONV_GEOMETRY_PARAMS
-#endif // AUTODIST_HAVE_ONEDNN
 
 namespace {
 /// MLIR's unranked memref descriptor: the rank and a pointer to the ranked
@@ -513,9 +517,6 @@ extern "C" void autodist_rt_trace_op_end() { autodist::rt::trace::endOp(); }
 // not when a compiled model is linked.
 #define AUTODIST_ABI_CIFACE(Id, name)                                          \
   [[maybe_unused]] static constexpr auto kDefines##Id = &_mlir_ciface_##name;
-#ifdef AUTODIST_HAVE_ONEDNN
-#define AUTODIST_ABI_ONEDNN(Id, name) AUTODIST_ABI_CIFACE(Id, name)
-#endif
 #define AUTODIST_ABI_PLAIN(Id, name)                                           \
   [[maybe_unused]] static constexpr auto kDefines##Id = &name;
 #include "autodist/runtime/AbiNames.def"

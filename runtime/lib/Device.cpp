@@ -2,14 +2,19 @@
 //
 // The host: CPU executables' compiled code runs on the calling thread, over
 // ordinary heap memory, with OpenBLAS behind sgemm (and the 16-bit gemms,
-// widened to float32). Nothing is asynchronous, so synchronize() has nothing
+// widened to float32) and oneDNN behind the convolutions, where the build
+// has it. Nothing is asynchronous, so synchronize() has nothing
 // to wait for.
 //
 //===----------------------------------------------------------------------===//
 
 #include "autodist/runtime/Device.h"
 
+#include "autodist/runtime/Error.h"
 #include "autodist/runtime/Sgemm.h"
+#ifdef AUTODIST_HAVE_ONEDNN
+#include "autodist/runtime/DnnlConv.h"
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +70,44 @@ public:
              float alpha, float beta) override {
     rt::sgemm(a, b, c, transA, transB, alpha, beta);
   }
+#ifdef AUTODIST_HAVE_ONEDNN
+  const char *convolutionLibrary() const override { return "onednn"; }
+  void conv2dForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
+                     const Tensor4 &y, const ConvGeometry &g) override {
+    dnnlConvForward(x, w, bias, y, g);
+  }
+  void conv2dBackwardData(const Tensor4 &dy, const Tensor4 &w,
+                          const Tensor4 &dx, const ConvGeometry &g) override {
+    dnnlConvBackwardData(dy, w, dx, g);
+  }
+  void conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
+                             const Tensor4 &dw,
+                             const ConvGeometry &g) override {
+    dnnlConvBackwardWeights(dy, x, dw, g);
+  }
+#else
+  const char *convolutionLibrary() const override { return nullptr; }
+  void conv2dForward(const Tensor4 &, const Tensor4 &, const Vector1 *,
+                     const Tensor4 &, const ConvGeometry &) override {
+    noLibrary();
+  }
+  void conv2dBackwardData(const Tensor4 &, const Tensor4 &, const Tensor4 &,
+                          const ConvGeometry &) override {
+    noLibrary();
+  }
+  void conv2dBackwardWeights(const Tensor4 &, const Tensor4 &,
+                             const Tensor4 &, const ConvGeometry &) override {
+    noLibrary();
+  }
+
+private:
+  [[noreturn]] static void noLibrary() {
+    throw Error("this runtime was built without oneDNN: it has no library "
+                "convolutions (compile with --conv-backend=im2col)");
+  }
+
+public:
+#endif
   void gemmHalf(HalfType type, const StridedMemref<uint16_t, 2> &a,
                 const StridedMemref<uint16_t, 2> &b,
                 const StridedMemref<float, 2> &c, bool transA, bool transB,

@@ -247,6 +247,22 @@ public:
              float beta) override {
     host_.sgemm(a, b, c, ta, tb, alpha, beta);
   }
+  const char *convolutionLibrary() const override {
+    return host_.convolutionLibrary();
+  }
+  void conv2dForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
+                     const Tensor4 &y, const ConvGeometry &g) override {
+    host_.conv2dForward(x, w, bias, y, g);
+  }
+  void conv2dBackwardData(const Tensor4 &dy, const Tensor4 &w,
+                          const Tensor4 &dx, const ConvGeometry &g) override {
+    host_.conv2dBackwardData(dy, w, dx, g);
+  }
+  void conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
+                             const Tensor4 &dw,
+                             const ConvGeometry &g) override {
+    host_.conv2dBackwardWeights(dy, x, dw, g);
+  }
   void gemmHalf(HalfType t, const StridedMemref<uint16_t, 2> &a,
                 const StridedMemref<uint16_t, 2> &b,
                 const StridedMemref<float, 2> &c, bool ta, bool tb, float alpha,

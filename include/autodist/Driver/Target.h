@@ -21,7 +21,7 @@ struct TargetOptions {
   /// A name of targetNames().
   std::string name = "cpu";
   /// The CPU target's convolutions: auto, im2col or onednn
-  /// (convert-nn-conv-to-onednn).
+  /// (convert-nn-conv-to-library).
   std::string convBackend = "auto";
   /// The cuda target's GPU architecture (`sm_80` or newer: CUDA 13's ptxas
   /// has no older ones, and MLIR's NaN-propagating max needs sm_80).

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuPresent.h"
 #include "autodist/runtime/cuda/CudaDevice.h"
 
 #include "CudaContext.h"
@@ -47,12 +48,7 @@ using namespace autodist::rt;
 
 namespace {
 
-bool gpuPresent() {
-  int count = 0;
-  bool present = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return present;
-}
+using test::gpuPresent;
 
 StridedMemref<float, 2> matrix(float *data, int64_t rows, int64_t cols,
                                int64_t rowStride, int64_t innerStride) {

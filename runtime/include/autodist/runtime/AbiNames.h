@@ -13,7 +13,6 @@ namespace autodist::abi {
 
 #define AUTODIST_ABI_NAME(Id, name) inline constexpr char k##Id[] = #name;
 #define AUTODIST_ABI_CIFACE(Id, name) AUTODIST_ABI_NAME(Id, name)
-#define AUTODIST_ABI_ONEDNN(Id, name) AUTODIST_ABI_NAME(Id, name)
 #define AUTODIST_ABI_PLAIN(Id, name) AUTODIST_ABI_NAME(Id, name)
 #define AUTODIST_ABI_OBJECT(Id, name) AUTODIST_ABI_NAME(Id, name)
 #include "autodist/runtime/AbiNames.def"

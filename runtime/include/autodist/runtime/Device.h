@@ -15,6 +15,7 @@
 #ifndef AUTODIST_RUNTIME_DEVICE_H
 #define AUTODIST_RUNTIME_DEVICE_H
 
+#include "autodist/runtime/Convolution.h"
 #include "autodist/runtime/HalfFloat.h"
 #include "autodist/runtime/Memref.h"
 
@@ -63,6 +64,22 @@ public:
   /// compiled code issued (memory of allocateDevice() or allocateShared()).
   virtual void copyStrided(float *dst, int64_t dstStride, const float *src,
                            int64_t srcStride, int64_t n) = 0;
+
+  /// The library behind the ABI's group-1 convolutions ("onednn",
+  /// "cudnn"), or null when there is none (then conv2d*() throw Error).
+  virtual const char *convolutionLibrary() const = 0;
+  /// y = conv(x, w) (+ bias): NCHW x, OIHW w, contiguous (the ABI's
+  /// conv2d_fwd). Throws std::invalid_argument on shapes that do not line up.
+  virtual void conv2dForward(const Tensor4 &x, const Tensor4 &w,
+                             const Vector1 *bias, const Tensor4 &y,
+                             const ConvGeometry &g) = 0;
+  /// dx from dy (the ABI's conv2d_bwd_data).
+  virtual void conv2dBackwardData(const Tensor4 &dy, const Tensor4 &w,
+                                  const Tensor4 &dx, const ConvGeometry &g) = 0;
+  /// dw from dy and x (the ABI's conv2d_bwd_weights).
+  virtual void conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
+                                     const Tensor4 &dw,
+                                     const ConvGeometry &g) = 0;
 
   /// C = alpha * op(A) * op(B) + beta * C (the ABI's sgemm). Throws
   /// std::invalid_argument if the shapes do not line up.

@@ -14,22 +14,9 @@
 #ifndef AUTODIST_RUNTIME_DNNLCONV_H
 #define AUTODIST_RUNTIME_DNNLCONV_H
 
-#include "autodist/runtime/Memref.h"
-
-#include <cstdint>
+#include "autodist/runtime/Convolution.h"
 
 namespace autodist::rt {
-
-using Tensor4 = StridedMemref<float, 4>;
-using Vector1 = StridedMemref<float, 1>;
-
-/// Strides [h, w], pads [top, left, bottom, right] and dilations [h, w] of a
-/// convolution, as nn.conv's attributes (dilation 1 = dense).
-struct ConvGeometry {
-  int64_t strides[2];
-  int64_t pads[4];
-  int64_t dilations[2];
-};
 
 /// y = conv(x, w) (+ bias when `bias` is not null). x [N, C, H, W],
 /// w [M, C, kH, kW], y [N, M, OH, OW], all contiguous row-major. Throws

@@ -1,11 +1,11 @@
-// convert-nn-conv-to-onednn chooses: the group-1 convolutions (and their
+// convert-nn-conv-to-library chooses: the group-1 convolutions (and their
 // gradients) whose output has >= 16 positions per sample (auto, the
 // default), all of them (onednn), none (im2col); never grouped ones. The
 // convolutions it does not choose stay nn ops for convert-nn-to-linalg.
 // REQUIRES: onednn
-// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn | FileCheck %s --check-prefix=AUTO
-// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=onednn | FileCheck %s --check-prefix=ALL
-// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=im2col | FileCheck %s --check-prefix=NONE
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-library | FileCheck %s --check-prefix=AUTO
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-library=backend=onednn | FileCheck %s --check-prefix=ALL
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-library=backend=im2col | FileCheck %s --check-prefix=NONE
 
 // 4x4 outputs (16 positions): oneDNN; 2x2 (4 positions): im2col.
 // AUTO-LABEL: func.func @sizes

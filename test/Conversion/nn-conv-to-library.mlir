@@ -1,11 +1,11 @@
-// convert-nn-conv-to-onednn: a chosen convolution becomes one call into the
+// convert-nn-conv-to-library: a chosen convolution becomes one call into the
 // runtime's oneDNN convolutions (docs/abi.md) on its operands' buffers:
 // to_buffer of the inputs, a fresh buffer for the result (its batch that of
 // the input or output gradient), i32 strides, pads and dilations, and the
 // result back as a tensor; it survives one-shot bufferization as a call.
 // REQUIRES: onednn
-// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=onednn --cse | FileCheck %s
-// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-onednn=backend=onednn --convert-nn-to-linalg --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=BUF
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-library=backend=onednn --cse | FileCheck %s
+// RUN: autodist-opt %s -split-input-file --convert-nn-conv-to-library=backend=onednn --convert-nn-to-linalg --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=BUF
 
 // CHECK-LABEL: func.func @forward_bias
 // CHECK-SAME: (%[[X:.*]]: tensor<?x3x9x9xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)

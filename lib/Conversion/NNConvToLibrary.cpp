@@ -1,9 +1,10 @@
-//===- NNConvToOneDNN.cpp - the CPU target's convolution library ----------===//
+//===- NNConvToLibrary.cpp - a target's convolution library --------------===//
 //
-// The CPU target's library choice for convolutions (docs/design.md, "Library
+// A target's library choice for convolutions (docs/design.md, "Library
 // choice per target"): each group-1 nn.conv, nn.conv_input_grad and
 // nn.conv_weight_grad that `backend` selects becomes one call into the
-// runtime's oneDNN convolutions (docs/abi.md); the others are left to
+// runtime's convolutions (docs/abi.md: oneDNN on the CPU, cuDNN on the
+// cuda target, behind the same ABI); the others are left to
 // convert-nn-to-linalg (im2col and one sgemm, or the grouped generics).
 // It runs on nn's convolutions, just before convert-nn-to-linalg, because
 // linalg has no named op for either gradient (nor a padded forward) that a
@@ -26,7 +27,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace autodist {
-#define GEN_PASS_DEF_CONVERTNNCONVTOONEDNN
+#define GEN_PASS_DEF_CONVERTNNCONVTOLIBRARY
 #include "autodist/Passes.h.inc"
 } // namespace autodist
 
@@ -140,18 +141,23 @@ std::optional<std::pair<int64_t, Value>> convolution(Operation *op) {
   return std::nullopt;
 }
 
-struct ConvertNNConvToOneDNNPass
-    : public autodist::impl::ConvertNNConvToOneDNNBase<
-          ConvertNNConvToOneDNNPass> {
-  using ConvertNNConvToOneDNNBase::ConvertNNConvToOneDNNBase;
+struct ConvertNNConvToLibraryPass
+    : public autodist::impl::ConvertNNConvToLibraryBase<
+          ConvertNNConvToLibraryPass> {
+  using ConvertNNConvToLibraryBase::ConvertNNConvToLibraryBase;
 
   void runOnOperation() override {
+    if (library != "onednn" && library != "cudnn") {
+      getOperation().emitError("unknown convolution library '")
+          << library << "' (expected onednn or cudnn)";
+      return signalPassFailure();
+    }
     if (backend != "auto" && backend != "im2col" && backend != "onednn") {
       getOperation().emitError("unknown convolution backend '")
           << backend << "' (expected auto, im2col or onednn)";
       return signalPassFailure();
     }
-    if (backend == "onednn" && !kHaveOnednn) {
+    if (library == "onednn" && backend == "onednn" && !kHaveOnednn) {
       getOperation().emitError("this build has no oneDNN (install "
                                "libdnnl-dev and rebuild)");
       return signalPassFailure();
@@ -173,7 +179,13 @@ struct ConvertNNConvToOneDNNPass
   /// goes to oneDNN: group 1 only, always with `onednn`, and with `auto`
   /// where the output has at least kMinOutputPositions per sample.
   bool choosesOnednn(int64_t group, Value out) const {
-    if (group != 1 || !kHaveOnednn || backend == "im2col")
+    if (group != 1 || backend == "im2col")
+      return false;
+    // cuDNN's algorithms (implicit GEMM, Winograd, FFT) beat im2col and
+    // one GEMM at every size; the cuda runtime always has it.
+    if (library == "cudnn")
+      return true;
+    if (!kHaveOnednn)
       return false;
     ArrayRef<int64_t> shape = typeOf(out).getShape();
     return backend == "onednn" || shape[2] * shape[3] >= kMinOutputPositions;
