@@ -24,6 +24,7 @@
 #include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Sgemm.h"
+#include "autodist/runtime/Trace.h"
 
 #include <cublasLt.h>
 
@@ -255,6 +256,53 @@ private:
   std::unordered_map<void *, Block> device_; // the unusual device blocks
 };
 
+/// The compute stream's timeline for --trace: timing events recorded on it,
+/// reused from step to step.
+class CudaClock final : public trace::DeviceClock {
+public:
+  ~CudaClock() override { release(); }
+  int mark() override {
+    if (used_ == events_.size()) {
+      cudaEvent_t e = nullptr;
+      cuda::check(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+    cuda::check(cudaEventRecord(events_[used_], cuda::computeStream()),
+                "cudaEventRecord");
+    return static_cast<int>(used_++);
+  }
+  std::vector<double> resolve() override {
+    std::vector<double> ms;
+    if (used_ == 0)
+      return ms;
+    cuda::check(cudaEventSynchronize(events_[used_ - 1]),
+                "cudaEventSynchronize");
+    for (size_t i = 0; i < used_; ++i) {
+      float t = 0;
+      cuda::check(cudaEventElapsedTime(&t, events_[0], events_[i]),
+                  "cudaEventElapsedTime");
+      ms.push_back(t);
+    }
+    used_ = 0;
+    return ms;
+  }
+  void release() noexcept {
+    for (cudaEvent_t e : events_)
+      (void)cudaEventDestroy(e);
+    events_.clear();
+    used_ = 0;
+  }
+
+private:
+  std::vector<cudaEvent_t> events_;
+  size_t used_ = 0;
+};
+
+CudaClock &theClock() {
+  static CudaClock c;
+  return c;
+}
+
 CudaDevice &theDevice() {
   static CudaDevice d;
   return d;
@@ -289,6 +337,8 @@ void CudaDevice::select(int localRank) {
   cuda::State &s = cuda::state();
   cuda::check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
               "cudaStreamCreateWithFlags");
+  // --trace times the device's work with events on this stream.
+  trace::setDeviceClock(&theClock());
   // The pool keeps freed memory for the next cudaMallocAsync instead of
   // returning it at every synchronization.
   cudaMemPool_t pool;
@@ -698,6 +748,8 @@ void CudaDevice::shutdown() {
     nccl_.reset();
   }
   cudnn_.reset();
+  trace::setDeviceClock(nullptr);
+  theClock().release();
   cuda::unloadModules();
   cuda::unloadKernels();
   for (auto &[key, p] : plans_)

@@ -8,8 +8,8 @@
 #include "autodist/runtime/Comm.h"
 #include "autodist/runtime/Communicator.h"
 #include "autodist/runtime/Compress.h"
-#include "autodist/runtime/Device.h"
 #include "autodist/runtime/Convolution.h"
+#include "autodist/runtime/Device.h"
 #include "autodist/runtime/Error.h"
 #include "autodist/runtime/Memref.h"
 #include "autodist/runtime/Placement.h"
@@ -50,16 +50,18 @@ template <typename ArgsFn> class TraceCall {
 public:
   TraceCall(const char *name, const char *category, ArgsFn args)
       : name_(name), category_(category), args_(std::move(args)),
-        begin_(trace::enabled() ? trace::now() : 0) {}
+        begin_(trace::enabled() ? trace::now() : 0),
+        deviceBegin_(trace::deviceMark()) {}
   ~TraceCall() {
     if (trace::enabled())
-      trace::call(name_, category_, begin_, args_());
+      trace::call(name_, category_, begin_, args_(), deviceBegin_);
   }
 
 private:
   const char *name_, *category_;
   ArgsFn args_;
   double begin_;
+  int deviceBegin_;
 };
 } // namespace
 
@@ -404,7 +406,7 @@ _mlir_ciface_autodist_rt_conv2d_fwd_f32(Tensor4 *x, Tensor4 *w, Tensor4 *y,
                    [&] { return convArgs(*x, *w, *y); });
   try {
     device().conv2dForward(*x, *w, nullptr, *y,
-                    geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+                           geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
   }
@@ -419,7 +421,7 @@ _mlir_ciface_autodist_rt_conv2d_fwd_bias_f32(Tensor4 *x, Tensor4 *w,
                    [&] { return convArgs(*x, *w, *y); });
   try {
     device().conv2dForward(*x, *w, bias, *y,
-                    geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+                           geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
   }
@@ -432,7 +434,7 @@ extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_data_f32(
                    [&] { return convArgs(*dx, *w, *dy); });
   try {
     device().conv2dBackwardData(*dy, *w, *dx,
-                         geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+                                geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
   }
@@ -445,7 +447,7 @@ extern "C" void _mlir_ciface_autodist_rt_conv2d_bwd_weights_f32(
                    [&] { return convArgs(*x, *dw, *dy); });
   try {
     device().conv2dBackwardWeights(*dy, *x, *dw,
-                            geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
+                                   geometry(sh, sw, pt, pl, pb, pr, dlh, dlw));
   } catch (const std::exception &e) {
     fatal(e.what());
   }

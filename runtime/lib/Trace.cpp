@@ -13,11 +13,20 @@ namespace autodist::rt::trace {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-/// One complete event: [ts, ts + dur) microseconds.
+/// One complete event: [ts, ts + dur) microseconds, on thread `tid` (0: the
+/// host, 1: the device).
 struct Event {
   const char *name, *category;
   double ts, dur;
   std::string args; // JSON object body
+  int tid = 0;
+};
+
+/// An event of the device, between two of its clock's marks.
+struct DeviceEvent {
+  const char *name, *category;
+  int begin, end;
+  std::string args;
 };
 
 struct State {
@@ -31,6 +40,9 @@ struct State {
   std::vector<const char *> opNames; // autodist_trace_op_names, split
   const char *opName = nullptr;      // the loop nest running now
   double opBegin = 0;
+  DeviceClock *clock = nullptr;          // the device's timeline, if it has one
+  std::vector<DeviceEvent> deviceEvents; // this step's
+  int opMark = -1;
 };
 
 State &state() {
@@ -58,6 +70,13 @@ std::string number(double v, const char *format = "%.3f") {
 } // namespace
 
 bool enabled() { return state().on; }
+
+void setDeviceClock(DeviceClock *clock) { state().clock = clock; }
+
+int deviceMark() {
+  State &s = state();
+  return s.on && s.clock ? s.clock->mark() : -1;
+}
 
 std::string rankPath(const std::string &path, int rank) {
   size_t slash = path.rfind('/');
@@ -90,6 +109,11 @@ void beginStep() {
   if (!s.on)
     return;
   s.stepBegin = s.lastEnd = now();
+  if (s.clock) {
+    s.clock->resolve(); // marks left by work outside a step
+    s.clock->mark();    // 0: the step's start on the device
+    s.deviceEvents.clear();
+  }
 }
 
 void endStep(int64_t step, double loss) {
@@ -103,6 +127,20 @@ void endStep(int64_t step, double loss) {
   s.events.push_back(
       {"train_step", "step", s.stepBegin, end - s.stepBegin, args});
   s.lastEnd = end;
+  if (!s.clock)
+    return;
+  // The device's times, from the step's first mark, placed at its start.
+  int last = s.clock->mark();
+  std::vector<double> ms = s.clock->resolve();
+  auto at = [&](int mark) {
+    return mark >= 0 && static_cast<size_t>(mark) < ms.size() ? ms[mark] * 1e3
+                                                              : 0.0;
+  };
+  s.events.push_back({"gpu_step", "step", s.stepBegin, at(last), args, 1});
+  for (const DeviceEvent &e : s.deviceEvents)
+    s.events.push_back({e.name, e.category, s.stepBegin + at(e.begin),
+                        at(e.end) - at(e.begin), e.args, 1});
+  s.deviceEvents.clear();
 }
 
 /// The names of the compiled code's loop nests (autodist-trace-loop-calls):
@@ -121,6 +159,7 @@ void beginOp(int32_t id) {
                  ? s.opNames[id]
                  : "compute";
   s.opBegin = now();
+  s.opMark = s.clock ? s.clock->mark() : -1;
 }
 
 void endOp() {
@@ -129,11 +168,13 @@ void endOp() {
     return;
   double end = now();
   s.events.push_back({s.opName, "op", s.opBegin, end - s.opBegin, ""});
+  if (s.clock && s.opMark >= 0)
+    s.deviceEvents.push_back({s.opName, "op", s.opMark, s.clock->mark(), ""});
   s.opName = nullptr;
 }
 
 void call(const char *name, const char *category, double begin,
-          const std::string &args) {
+          const std::string &args, int deviceBegin) {
   State &s = state();
   if (!s.on)
     return;
@@ -141,6 +182,9 @@ void call(const char *name, const char *category, double begin,
   computeUntil(begin);
   s.events.push_back({name, category, begin, end - begin, args});
   s.lastEnd = end;
+  if (s.clock && deviceBegin >= 0)
+    s.deviceEvents.push_back(
+        {name, category, deviceBegin, s.clock->mark(), args});
 }
 
 void finish() {
@@ -156,11 +200,15 @@ void finish() {
     out.write(
         ",\n{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": " + pid +
         ", \"tid\": 0, \"args\": {\"labels\": \"" + s.label + "\"}}");
+  if (s.clock)
+    out.write(",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid +
+              ", \"tid\": 1, \"args\": {\"name\": \"gpu\"}}");
   for (const Event &e : s.events) {
     std::string line =
         ",\n{\"name\": \"" + std::string(e.name) + "\", \"cat\": \"" +
         e.category + "\", \"ph\": \"X\", \"pid\": " + pid +
-        ", \"tid\": 0, \"ts\": " + number(e.ts) + ", \"dur\": " + number(e.dur);
+        ", \"tid\": " + std::to_string(e.tid) + ", \"ts\": " + number(e.ts) +
+        ", \"dur\": " + number(e.dur);
     if (!e.args.empty())
       line += ", \"args\": {" + e.args + "}";
     out.write(line + "}");

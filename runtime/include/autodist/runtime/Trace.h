@@ -13,6 +13,11 @@
 //               "op", inside the compute events.
 // Timestamps are microseconds since a point all ranks pass together (a
 // collective), so the files of one machine line up when loaded together.
+// On a device that runs the step asynchronously (the cuda target) these are
+// the host's times of issuing the work; the device's own times come from
+// its DeviceClock (CUDA events) as a second thread, "gpu" (tid 1): the
+// same op and call events measured on the device, placed from the step's
+// start, and a `gpu_step` event from the step's first to its last work.
 // Off (the default), each hook costs one branch.
 //
 //===----------------------------------------------------------------------===//
@@ -21,8 +26,26 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace autodist::rt::trace {
+
+/// A device's timeline: marks on its work queue (CUDA events on the compute
+/// stream), resolved once the step's work is done.
+class DeviceClock {
+public:
+  virtual ~DeviceClock() = default;
+  /// Marks the point the device's queue has reached; returns its index in
+  /// this step (0 for the step's first mark).
+  virtual int mark() = 0;
+  /// Waits for the step's last mark; the milliseconds from mark 0 to each
+  /// mark, in order. Forgets them: the next mark() is 0 again.
+  virtual std::vector<double> resolve() = 0;
+};
+
+/// Times the device's work with `clock` too (null: the host's times only).
+/// Installed by the device, before start().
+void setDeviceClock(DeviceClock *clock);
 
 /// Whether events are being recorded.
 bool enabled();
@@ -52,7 +75,10 @@ void endOp();
 /// preceded by the compiled code since the previous call. `args` is a JSON
 /// object body, e.g. `"bytes": 64`.
 void call(const char *name, const char *category, double begin,
-          const std::string &args);
+          const std::string &args, int deviceBegin = -1);
+/// A device mark for the start of a runtime call (call()'s `deviceBegin`),
+/// or -1 without a device clock or when tracing is off.
+int deviceMark();
 
 /// Writes the recorded events; throws Error if the file cannot be written.
 void finish();
