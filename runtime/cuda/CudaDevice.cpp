@@ -212,6 +212,7 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override;
   void copyFromHost(void *dst, const void *src, size_t bytes) override;
   bool hostAccessible(const void *p) const override;
+  void prefetch(const void *p, size_t bytes) override;
   const char *convolutionLibrary() const override { return "cudnn"; }
   void conv2dForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
                      const Tensor4 &y, const ConvGeometry &g) override;
@@ -560,6 +561,25 @@ void CudaDevice::conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
   const float *pdy = convData(dy, dyd, "dy"), *px = convData(x, xd, "x");
   auto *pdw = const_cast<float *>(convData(dw, dwd, "dw"));
   convolutions().backwardWeights(pdy, dyd, px, xd, pdw, dwd, g);
+}
+
+void CudaDevice::prefetch(const void *p, size_t bytes) {
+  if (!cuda::deviceSelected() || bytes == 0)
+    return;
+  // Views into a block too (a batch's rows): CUDA knows the allocation.
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess ||
+      a.type != cudaMemoryTypeManaged) {
+    (void)cudaGetLastError();
+    return;
+  }
+  cudaMemLocation gpu{};
+  gpu.type = cudaMemLocationTypeDevice;
+  gpu.id = cuda::deviceOrdinal();
+  // Only a hint, as the preferred location: a failure costs page faults.
+  if (cudaMemPrefetchAsync(p, bytes, gpu, 0, cuda::computeStream()) !=
+      cudaSuccess)
+    (void)cudaGetLastError();
 }
 
 bool CudaDevice::hostAccessible(const void *p) const {

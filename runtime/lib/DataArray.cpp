@@ -1,6 +1,7 @@
 //===- DataArray.cpp - One array of a data file ---------------------------===//
 
 #include "autodist/runtime/DataArray.h"
+#include "autodist/runtime/Device.h"
 
 #include <algorithm>
 
@@ -17,7 +18,10 @@ int64_t rowElementsOf(const std::vector<int64_t> &shape) {
 
 DataArray::DataArray(Tensor t)
     : dtype_(t.dtype()), shape_(t.shape()), rowElements_(t.rowElements()),
-      memory_(std::move(t)) {}
+      memory_(std::move(t)) {
+  // The host does not write it again: on a GPU it moves there once.
+  device().prefetch(memory_->data(), memory_->byteSize());
+}
 
 DataArray::DataArray(std::shared_ptr<const NpzFile> npz, NpyLayout layout,
                      uint64_t offset)
@@ -47,6 +51,8 @@ void *DataArray::rows(int64_t first, int64_t count) {
     npz_->readAt(at, raw_.data(), bytes);
     convertNpyElements(layout_, raw_.data(), batch_->data(), n);
   }
+  // In one transfer before the step reads it, not page by page.
+  device().prefetch(batch_->data(), n * dtypeSize(dtype_));
   return batch_->data();
 }
 

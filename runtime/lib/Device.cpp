@@ -60,6 +60,7 @@ public:
     std::memcpy(dst, src, bytes);
   }
   bool hostAccessible(const void *) const override { return true; }
+  void prefetch(const void *, size_t) override {}
   void copyStrided(float *dst, int64_t dstStride, const float *src,
                    int64_t srcStride, int64_t n) override {
     for (int64_t i = 0; i < n; ++i)
@@ -95,8 +96,8 @@ public:
                           const ConvGeometry &) override {
     noLibrary();
   }
-  void conv2dBackwardWeights(const Tensor4 &, const Tensor4 &,
-                             const Tensor4 &, const ConvGeometry &) override {
+  void conv2dBackwardWeights(const Tensor4 &, const Tensor4 &, const Tensor4 &,
+                             const ConvGeometry &) override {
     noLibrary();
   }
 

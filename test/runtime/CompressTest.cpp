@@ -232,6 +232,7 @@ public:
     ++fromHost;
     host_.copyFromHost(d, s, b);
   }
+  void prefetch(const void *p, size_t b) override { host_.prefetch(p, b); }
   bool hostAccessible(const void *p) const override {
     for (auto [base, size] : deviceBlocks_)
       if (p >= base && p < base + size)

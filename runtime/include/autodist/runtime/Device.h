@@ -57,6 +57,11 @@ public:
   /// (device memory included), in order with what compiled code issued;
   /// `src` may be reused when it returns.
   virtual void copyFromHost(void *dst, const void *src, size_t bytes) = 0;
+  /// Starts moving `bytes` bytes of allocateShared() memory at `p` to where
+  /// compiled code reads them, ahead of the next call (a hint: the
+  /// host's is a no-op, a GPU's an asynchronous prefetch of managed memory
+  /// ordered before the work issued after it).
+  virtual void prefetch(const void *p, size_t bytes) = 0;
   /// Whether the host may read and write `p` (after synchronize()): host
   /// memory and allocateShared()'s, not a GPU's device memory.
   virtual bool hostAccessible(const void *p) const = 0;
