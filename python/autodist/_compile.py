@@ -168,6 +168,7 @@ def compile(model: ModelLike, train: Optional[Training] = None,
             bind_inputs: Optional[Mapping[str, Sequence[int]]] = None,
             emit: str = "exe", bucket_bytes: Optional[int] = None,
             opt_level: int = 3, jobs: int = 0, conv_backend: str = "auto",
+            target: str = "cpu", precision: str = "fp32",
             progress: Union[bool, Callable[[str], None]] = False,
             options: Optional[Mapping[str, Any]] = None) -> Executable:
     """Compiles `model` (a path, bytes or an onnx.ModelProto) into `output`.
@@ -183,6 +184,9 @@ def compile(model: ModelLike, train: Optional[Training] = None,
     input_shapes: {input: dims} for symbolic dims other than the batch.
     bind_inputs: {int64/bool input: values} bound as constants.
     emit: "exe", "obj", "llvm", "mlir" or "strategy".
+    target: "cpu" or "cuda" (one rank per GPU; docs/cuda.md).
+    precision: "fp32", "bf16" or "fp16": matrix products and convolutions
+        on 16-bit operands, f32 sums and master weights (docs/precision.md).
     progress: True prints the compiler's progress lines; a callable gets them.
     options: any other autodist-compile flag by name, e.g. {"sync-batchnorm": True}.
     Raises CompileError with the compiler's diagnostics.
@@ -210,6 +214,10 @@ def compile(model: ModelLike, train: Optional[Training] = None,
                  ("O", str(opt_level)), ("jobs", str(jobs))] + common
         if conv_backend != "auto":
             flags.append(("conv-backend", conv_backend))
+        if target != "cpu":
+            flags.append(("target", target))
+        if precision != "fp32":
+            flags.append(("precision", precision))
         if os.path.exists(_paths.RUNTIME_LINK_FILE):
             flags.append(("runtime-link-file", _paths.RUNTIME_LINK_FILE))
         if train is not None:

@@ -33,6 +33,25 @@ def test_compile_and_launch_equal_the_cli(mlp, digits, cli, tmp_path):
     assert run.losses == _losses(log)  # exactly: one compiler, one runtime
 
 
+def test_precision_equals_the_cli(mlp, digits, cli, tmp_path):
+    train = ad.Training(optimizer=ad.optim.Adam(lr=1e-3))
+    exe = ad.compile(mlp, train=train, precision="bf16",
+                     output=tmp_path / "bf16.train")
+    run = exe.launch(ranks=1, data=digits, steps=5, batch_size=16, echo=False)
+    subprocess.run([cli, mlp, "--train", "--optimizer=adam", "--lr=0.001",
+                    "--precision=bf16", "--quiet",
+                    "-o", str(tmp_path / "cli.train")], check=True)
+    log = tmp_path / "cli.jsonl"
+    mpirun(1, str(tmp_path / "cli.train"), f"--data={digits}", "--steps=5",
+           "--batch-size=16", f"--log={log}")
+    assert run.losses == _losses(log)
+    fp32 = ad.compile(mlp, train=train, output=tmp_path / "fp32.train")
+    assert fp32.launch(ranks=1, data=digits, steps=5, batch_size=16,
+                       echo=False).losses != run.losses  # the rounding is there
+    with pytest.raises(ad.CompileError, match="unknown --precision 'fp8'"):
+        ad.compile(mlp, train=train, precision="fp8", output=tmp_path / "x")
+
+
 def test_launch_writes_what_it_is_asked(mlp, digits, tmp_path):
     exe = ad.compile(mlp, train=ad.Training(optimizer=ad.optim.Adam(lr=1e-3)),
                      output=tmp_path / "m.train")
