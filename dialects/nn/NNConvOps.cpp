@@ -167,6 +167,10 @@ static LogicalResult verifyConvAttrs(ConvLikeOp op) {
                            op.getDilations());
 }
 
+bool ConvOp::acceptsHalfOperands() { return getGroup() == 1; }
+bool ConvInputGradOp::acceptsHalfOperands() { return getGroup() == 1; }
+bool ConvWeightGradOp::acceptsHalfOperands() { return getGroup() == 1; }
+
 LogicalResult ConvOp::verify() {
   if (failed(verifyConvOperands(*this, getInput(), getWeight(), getGroup())))
     return failure();

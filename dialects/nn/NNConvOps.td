@@ -13,7 +13,8 @@
 #ifndef AUTODIST_NN_CONV_OPS
 #define AUTODIST_NN_CONV_OPS
 
-def NN_ConvOp : NN_DiffOp<"conv"> {
+def NN_ConvOp : NN_DiffOp<"conv",
+    [DeclareOpInterfaceMethods<HalfOperandsOpInterface, ["acceptsHalfOperands"]>]> {
   let summary = "2-D convolution (ONNX Conv) with groups, strides, dilations";
   let description = [{
     ONNX `Conv` on an NCHW input `[N, C, H, W]` with weights
@@ -318,7 +319,8 @@ def NN_BatchNormGradOp : NN_Op<"batch_norm_grad"> {
   let hasVerifier = 1;
 }
 
-def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
+def NN_ConvInputGradOp : NN_Op<"conv_input_grad",
+    [DeclareOpInterfaceMethods<HalfOperandsOpInterface, ["acceptsHalfOperands"]>]> {
   let summary = "Gradient of nn.conv w.r.t. its input (transposed conv)";
   let description = [{
     For an `nn.conv` with these `strides`, `pads`, `dilations` and `group`,
@@ -350,7 +352,8 @@ def NN_ConvInputGradOp : NN_Op<"conv_input_grad"> {
   let hasVerifier = 1;
 }
 
-def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad"> {
+def NN_ConvWeightGradOp : NN_Op<"conv_weight_grad",
+    [DeclareOpInterfaceMethods<HalfOperandsOpInterface, ["acceptsHalfOperands"]>]> {
   let summary = "Gradient of nn.conv w.r.t. its weight";
   let description = [{
     For an `nn.conv` of `input` (`[N, C, H, W]`) with these attributes and a

@@ -143,6 +143,21 @@ def GradientTransformOpInterface : OpInterface<"GradientTransformOpInterface"> {
   ];
 }
 
+def HalfOperandsOpInterface : OpInterface<"HalfOperandsOpInterface"> {
+  let cppNamespace = "::autodist::nn";
+  let description = [{
+    An op that multiplies its first two operands and sums the products
+    (matrix products, convolutions): those operands may be bf16 or f16 with
+    the sums in f32, which nn-mixed-precision (`--precision`) rounds them to.
+  }];
+  let methods = [
+    InterfaceMethod<[{Whether this op takes its first two operands in 16
+                      bits (a convolution only with group 1: its grouped
+                      lowering is f32).}], "bool", "acceptsHalfOperands",
+                    (ins), [{}], [{ return true; }]>
+  ];
+}
+
 def SparseAccessOpInterface : OpInterface<"SparseAccessOpInterface"> {
   let cppNamespace = "::autodist::nn";
   let description = [{

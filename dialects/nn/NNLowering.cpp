@@ -1144,6 +1144,19 @@ static Value sumOfAll(OpBuilder &b, Location loc, ValueRange tensors,
   return total;
 }
 
+/// Each tensor of `tensors` times the f32 scalar `factor`.
+static SmallVector<Value> scaledBy(OpBuilder &b, Location loc,
+                                   ValueRange tensors, Value factor) {
+  SmallVector<Value> out;
+  for (Value g : tensors)
+    out.push_back(
+        buildElementwise(b, loc, typeOf(g), {g},
+                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                           return arith::MulFOp::create(nb, l, a[0], factor);
+                         }));
+  return out;
+}
+
 Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
   Location loc = getLoc();
   Value total = sumOfAll(b, loc, getGrads(),
@@ -1156,14 +1169,7 @@ Results ClipByGlobalNormOp::lowerToLinalg(OpBuilder &b) {
       b, loc, f32Const(b, loc, getMaxNorm().convertToFloat()),
       arith::AddFOp::create(b, loc, norm, f32Const(b, loc, 1e-6f)));
   coef = arith::MinimumFOp::create(b, loc, coef, f32Const(b, loc, 1.0f));
-  SmallVector<Value> out;
-  for (Value g : getGrads())
-    out.push_back(
-        buildElementwise(b, loc, typeOf(g), {g},
-                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                           return arith::MulFOp::create(nb, l, a[0], coef);
-                         }));
-  return out;
+  return scaledBy(b, loc, getGrads(), coef);
 }
 
 Results UnscaleGradientsOp::lowerToLinalg(OpBuilder &b) {
@@ -1179,13 +1185,7 @@ Results UnscaleGradientsOp::lowerToLinalg(OpBuilder &b) {
   // GradScaler multiplies by the reciprocal, rounded to f32.
   Value scale = tensor::ExtractOp::create(b, loc, getScale(), ValueRange{});
   Value inv = arith::DivFOp::create(b, loc, f32Const(b, loc, 1.0f), scale);
-  SmallVector<Value> out;
-  for (Value g : getGrads())
-    out.push_back(
-        buildElementwise(b, loc, typeOf(g), {g},
-                         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                           return arith::MulFOp::create(nb, l, a[0], inv);
-                         }));
+  SmallVector<Value> out = scaledBy(b, loc, getGrads(), inv);
   out.push_back(tensor::FromElementsOp::create(
       b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{foundInf}));
   return out;

@@ -51,7 +51,7 @@ class NN_DiffOp<string mnemonic, list<Trait> traits = []>
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def NN_GemmOp : NN_DiffOp<"gemm"> {
+def NN_GemmOp : NN_DiffOp<"gemm", [HalfOperandsOpInterface]> {
   let summary = "General matrix multiply: alpha * op(A) * op(B) + beta * C";
   let description = [{
     ONNX `Gemm`: `Y = alpha * op(A) * op(B) + beta * C` where `op(X)` is `X`
@@ -75,7 +75,7 @@ def NN_GemmOp : NN_DiffOp<"gemm"> {
   let hasVerifier = 1;
 }
 
-def NN_MatMulOp : NN_DiffOp<"matmul"> {
+def NN_MatMulOp : NN_DiffOp<"matmul", [HalfOperandsOpInterface]> {
   let summary = "Matrix product with numpy matmul semantics";
   let description = [{
     ONNX `MatMul` (numpy `matmul`): the last two dims of each operand are

@@ -57,21 +57,6 @@ bool isF32Product(Value a, Value b) {
          cast<RankedTensorType>(b.getType()).getElementType().isF32();
 }
 
-/// Whether `op` multiplies its first two operands as matrices: a matrix
-/// product, or a convolution or one of its gradients of group 1 (im2col
-/// and one GEMM; grouped ones stay f32).
-bool isProduct(Operation *op) {
-  if (isa<nn::MatMulOp, nn::GemmOp>(op))
-    return true;
-  if (auto c = dyn_cast<nn::ConvOp>(op))
-    return c.getGroup() == 1;
-  if (auto c = dyn_cast<nn::ConvInputGradOp>(op))
-    return c.getGroup() == 1;
-  if (auto c = dyn_cast<nn::ConvWeightGradOp>(op))
-    return c.getGroup() == 1;
-  return false;
-}
-
 struct MixedPrecisionPass
     : public autodist::impl::MixedPrecisionBase<MixedPrecisionPass> {
   using MixedPrecisionBase::MixedPrecisionBase;
@@ -92,7 +77,8 @@ struct MixedPrecisionPass
     for (auto func : module.getOps<func::FuncOp>()) {
       Rounder rounder(type);
       func.walk([&](Operation *op) {
-        if (!isProduct(op))
+        auto half = dyn_cast<nn::HalfOperandsOpInterface>(op);
+        if (!half || !half.acceptsHalfOperands())
           return;
         Value a = op->getOperand(0), b = op->getOperand(1);
         if (!isF32Product(a, b))
