@@ -116,9 +116,12 @@ def RecognizeLayerNorm : Pass<"nn-recognize-layer-norm", "mlir::ModuleOp"> {
 def MixedPrecision : Pass<"nn-mixed-precision", "mlir::ModuleOp"> {
   let summary = "Matrix products on bf16 or f16 operands, accumulated in f32";
   let description = [{
-    `--precision=bf16|fp16`: every f32 `nn.matmul` and `nn.gemm` (of the
-    forward and the backward pass alike: the pass runs on the whole step,
-    after synchronization) takes its two operands rounded to `precision`
+    `--precision=bf16|fp16`: every op whose first two operands are
+    multiplied and summed and that accepts them in 16 bits
+    (HalfOperandsOpInterface: `nn.matmul`, `nn.gemm`, and group-1
+    convolutions and their gradients), of the forward and the backward pass
+    alike (the pass runs on the whole step, after synchronization), takes
+    its two f32 operands rounded to `precision`
     (`nn.cast`, to nearest even) and still produces f32: products of 16-bit
     floats are exact in f32 and the sums are f32, as cuBLASLt's and
     PyTorch autocast's matrix products. Parameters, optimizer state,
