@@ -215,6 +215,10 @@ def bench_torch(model, batch, steps, compile_, precision):
     import torch
     sys.path.insert(0, f"{SRC}/examples/torch")
     dev = torch.device("cuda")
+    # Like for like: our fp32 computes f32 products exactly (TF32 only with
+    # --precision=tf32), and PyTorch's cuDNN default would allow TF32.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     if model == "resnet18":
         import torchvision
         r = RESNET_BENCH

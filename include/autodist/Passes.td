@@ -473,7 +473,9 @@ def ExportManifest : Pass<"autodist-export-manifest", "mlir::ModuleOp"> {
     training settings, strategy, and with a strategy the cluster's nodes and
     the optimizer state parameter servers own, from `dist.owners`; and the
     directory of the model's ONNX external data, from the importer's
-    `autodist.external_data_dir`; see docs/abi.md) into the module attribute
+    `autodist.external_data_dir`; and `float32_matmul` from
+    `autodist.float32_matmul`, set by `--precision=tf32`; see docs/abi.md)
+    into the module attribute
     `autodist.manifest`, and marks `@forward` / `@train_step` with
     `llvm.emit_c_interface`.
   }];
@@ -865,7 +867,28 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "mlir::ModuleOp"> {
     a copy of a buffer only ever filled with 0, as bufferization makes of a
     fill that CSE shared between contractions), that fill or copy is
     dropped and the calls overwrite `C` (BLAS `beta = 0`).
+
+    `bias-epilogue` (the cuda target): a 2-D contraction whose `C` was last
+    written by a `linalg.generic` copying a 1-D vector into every row of `C`
+    (a Gemm's bias, as `convert-nn-to-linalg` lowers it) becomes one
+    `autodist_rt_sgemm_bias` (`gemm_bias_bf16/f16`) call, `C = op(A) *
+    op(B) + bias`, and the broadcast is dropped: cuBLASLt adds the bias in
+    its epilogue instead of a kernel writing `C` first.
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>,
+                                     affine_map<(i, j) -> (i, j)>], ...}
+        ins(%bias : memref<32xf32>) outs(%c : memref<?x32xf32>) {...}
+    linalg.matmul ins(%x, %w : ...) outs(%c : memref<?x32xf32>)
+    // becomes
+    func.call @autodist_rt_sgemm_bias(%x', %w', %bias', %c', %false, %false,
+                                      %one) : (...) -> ()
+    ```
   }];
+  let options = [
+    Option<"biasEpilogue", "bias-epilogue", "bool", /*default=*/"false",
+           "Fuse a bias broadcast into C with the GEMM (sgemm_bias)">
+  ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",

@@ -2,7 +2,9 @@
 //
 // Contractions go to a tuned library (docs/abi.md: autodist_rt_sgemm, backed
 // by OpenBLAS; autodist_rt_gemm_bf16/f16 for --precision's 16-bit operands,
-// accumulated in f32). Any linalg contraction (linalg.matmul, linalg.contract,
+// accumulated in f32; with a bias row, autodist_rt_sgemm_bias and
+// gemm_bias_bf16/f16, where the target's GEMM adds it in its epilogue). Any
+// linalg contraction (linalg.matmul, linalg.contract,
 // batched or broadcast forms) is split into one GEMM over an (m, n, k) triple
 // of its dims and loops over all other dims; transposes are read off the
 // indexing maps.
@@ -48,18 +50,39 @@ StringRef gemmFunction(Type ab) {
   return abi::kSgemm;
 }
 
-func::FuncOp declareGemm(ModuleOp module, Type ab) {
-  StringRef name = gemmFunction(ab);
+/// The same with a bias row: C = alpha op(A) op(B) + bias.
+StringRef gemmBiasFunction(Type ab) {
+  if (ab.isBF16())
+    return abi::kGemmBiasBf16;
+  if (ab.isF16())
+    return abi::kGemmBiasF16;
+  return abi::kSgemmBias;
+}
+
+/// A rank-1 f32 memref of dynamic size and stride.
+MemRefType stridedVectorType(MLIRContext *ctx) {
+  int64_t dyn = ShapedType::kDynamic;
+  return MemRefType::get({dyn}, Float32Type::get(ctx),
+                         StridedLayoutAttr::get(ctx, dyn, {dyn}));
+}
+
+/// The runtime's GEMM: (A, B, C, transA, transB, alpha, beta), or with
+/// `bias` (A, B, bias, C, transA, transB, alpha).
+func::FuncOp declareGemm(ModuleOp module, Type ab, bool bias) {
+  StringRef name = bias ? gemmBiasFunction(ab) : gemmFunction(ab);
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   MemRefType m = stridedMatrixType(ab);
   MemRefType c = stridedMatrixType(b.getF32Type());
-  auto f = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType({m, m, c, b.getI32Type(), b.getI32Type(),
-                         b.getF32Type(), b.getF32Type()},
-                        {}));
+  SmallVector<Type> args = {
+      m, m, c, b.getI32Type(), b.getI32Type(), b.getF32Type(), b.getF32Type()};
+  if (bias) {
+    args.insert(args.begin() + 2, stridedVectorType(b.getContext()));
+    args.pop_back(); // no beta: the bias is C's initial value
+  }
+  auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                b.getFunctionType(args, {}));
   f.setPrivate();
   f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
   return f;
@@ -234,15 +257,48 @@ bool overwritesZeroInit(linalg::LinalgOp op, const GemmDims &g) {
   return true;
 }
 
+/// The linalg.generic that is the last write into `op`'s C before it when
+/// it copies a 1-D f32 vector into every row of C (a Gemm's bias, as
+/// convert-nn-to-linalg broadcasts it) and `op` is a single 2-D GEMM whose
+/// columns are C's; else null.
+linalg::GenericOp biasBroadcast(linalg::LinalgOp op, const GemmDims &g) {
+  if (op.getNumLoops() != 3 ||
+      positionIn(op.getIndexingMapsArray()[2], g.col) != 1)
+    return {};
+  auto gen = dyn_cast_or_null<linalg::GenericOp>(previousWriter(op));
+  if (!gen || gen.getNumDpsInputs() != 1 || gen.getNumDpsInits() != 1 ||
+      gen.getDpsInits()[0] != op->getOperand(2) || gen.getNumLoops() != 2 ||
+      gen.getNumParallelLoops() != 2)
+    return {};
+  auto bias = dyn_cast<MemRefType>(gen.getDpsInputs()[0].getType());
+  if (!bias || bias.getRank() != 1 || !bias.getElementType().isF32())
+    return {};
+  SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  if (!maps[1].isIdentity() ||
+      maps[0] != AffineMap::get(2, 0, getAffineDimExpr(1, ctx)))
+    return {};
+  // The body only yields the bias element.
+  Block &body = gen.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || &body.front() != yield.getOperation() ||
+      yield.getValues().size() != 1 ||
+      yield.getValues()[0] != body.getArgument(0))
+    return {};
+  return gen;
+}
+
 /// Rewrites contraction `op` to `C += op(X) op(Y)` (`C = ...` over a zero
 /// init) sgemm calls, one per
 /// point of its non-GEMM dims (scf.for loops); leaves contractions it
 /// cannot map (other element types, constant indices) to the loop lowering.
-void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
+void rewriteContraction(ModuleOp module, linalg::LinalgOp op,
+                        bool biasEpilogue) {
   std::optional<GemmDims> g = pickGemmDims(op);
   if (!g)
     return;
-  bool zeroInit = overwritesZeroInit(op, *g);
+  linalg::GenericOp bias = biasEpilogue ? biasBroadcast(op, *g) : nullptr;
+  bool zeroInit = !bias && overwritesZeroInit(op, *g);
   IRRewriter b(op);
   Location loc = op.getLoc();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -267,17 +323,28 @@ void rewriteContraction(ModuleOp module, linalg::LinalgOp op) {
   bool tX = positionIn(maps[xi], g->k) < positionIn(maps[xi], g->row);
   bool tY = positionIn(maps[yi], g->col) < positionIn(maps[yi], g->k);
   SmallVector<Value> args = {x, y, c};
+  if (bias)
+    args.insert(args.begin() + 2, memref::CastOp::create(
+                                      b, loc, stridedVectorType(b.getContext()),
+                                      bias.getDpsInputs()[0]));
   args.push_back(arith::ConstantIntOp::create(b, loc, tX ? 1 : 0, 32));
   args.push_back(arith::ConstantIntOp::create(b, loc, tY ? 1 : 0, 32));
   args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
-  args.push_back(arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(zeroInit ? 0.0f : 1.0f)));
-  func::CallOp::create(b, loc, declareGemm(module, gemmOperandType(op)), args);
+  if (!bias)
+    args.push_back(arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(zeroInit ? 0.0f : 1.0f)));
+  func::CallOp::create(
+      b, loc, declareGemm(module, gemmOperandType(op), bias != nullptr), args);
   b.eraseOp(op);
+  // The call writes C's bias rows itself.
+  if (bias)
+    b.eraseOp(bias);
 }
 
 struct ConvertLinalgToBlasPass
     : public autodist::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
+  using ConvertLinalgToBlasBase::ConvertLinalgToBlasBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
@@ -286,7 +353,7 @@ struct ConvertLinalgToBlasPass
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)
-      rewriteContraction(module, op);
+      rewriteContraction(module, op, biasEpilogue);
   }
 };
 

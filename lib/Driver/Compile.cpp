@@ -398,9 +398,15 @@ LogicalResult verifyCompileOptions(MLIRContext &context,
   if (!llvm::is_contained({"strategy", "mlir", "llvm", "obj", "exe"}, o.emit))
     return fail(context, "unknown --emit '" + o.emit +
                              "' (expected strategy, mlir, llvm, obj or exe)");
-  if (!llvm::is_contained({"fp32", "bf16", "fp16"}, o.precision))
+  if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, o.precision))
     return fail(context, "unknown --precision '" + o.precision +
-                             "' (expected fp32, bf16 or fp16)");
+                             "' (expected fp32, tf32, bf16 or fp16)");
+  // TF32 is a tensor-core input format: the host has no such arithmetic,
+  // and rounding there would not be what the GPU computes.
+  if (o.precision == "tf32" && (o.target != "cuda" || o.cudaEmulate))
+    return fail(context, "--precision=tf32 needs --target=cuda without "
+                         "--cuda-emulate (TF32 is computed by NVIDIA tensor "
+                         "cores; the host has none)");
   if (!(o.lossScaleInit > 0.0 &&
         o.lossScaleInit <= std::numeric_limits<float>::max())) {
     char value[32];

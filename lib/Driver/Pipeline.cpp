@@ -96,6 +96,14 @@ LogicalResult synchronize(ModuleOp module, int64_t bucketBytes) {
 LogicalResult applyPrecision(ModuleOp module, StringRef precision) {
   if (precision == "fp32")
     return success();
+  if (precision == "tf32") {
+    // A numerics choice of the whole program, as PyTorch's
+    // set_float32_matmul_precision("high"): the runtime's libraries pick
+    // TF32 algorithms; the IR's ops stay f32.
+    module->setAttr("autodist.float32_matmul",
+                    StringAttr::get(module.getContext(), "tf32"));
+    return success();
+  }
   PassManager pm(module.getContext());
   MixedPrecisionOptions mixed;
   mixed.precision = precision.str();

@@ -26,8 +26,9 @@ namespace autodist {
 namespace {
 
 // Both targets' passes from linalg on tensors to buffers, with contractions
-// as sgemm calls: a literal, so that each target's list is one constant.
-#define AUTODIST_BUFFERIZE_AND_CONTRACT                                        \
+// as GEMM calls (`BLAS`: the target's convert-linalg-to-blas): a literal, so
+// that each target's list is one constant.
+#define AUTODIST_BUFFERIZE_AND_CONTRACT_WITH(BLAS)                             \
   "canonicalize,cse,"                                                          \
   "autodist-fuse-elementwise,"                                                 \
   "autodist-untie-empty-tensors,"                                              \
@@ -36,8 +37,13 @@ namespace {
   "buffer-results-to-out-params{modify-public-functions "                      \
   "hoist-static-allocs}," /* Contractions: the runtime's sgemm (OpenBLAS;      \
                              cuBLASLt on cuda). */                             \
-  "convert-linalg-to-blas,"                                                    \
-  "autodist-deallocate-buffers,"
+      BLAS "autodist-deallocate-buffers,"
+#define AUTODIST_BUFFERIZE_AND_CONTRACT                                        \
+  AUTODIST_BUFFERIZE_AND_CONTRACT_WITH("convert-linalg-to-blas,")
+// A Gemm's bias added in cuBLASLt's epilogue, not by a kernel writing C.
+#define AUTODIST_BUFFERIZE_AND_CONTRACT_CUDA                                   \
+  AUTODIST_BUFFERIZE_AND_CONTRACT_WITH("convert-linalg-to-blas{bias-epilogue}" \
+                                       ",")
 
 // Host code (loops, calls) to the LLVM dialect with the runtime ABI: the
 // CPU's whole step, the cuda target's under --cuda-emulate.
@@ -96,7 +102,7 @@ llvm::Error buildCPULowering(OpPassManager &pm, const TargetOptions &o) {
 static const char *const kCUDABufferize =
     "convert-nn-to-linalg,"
     "dist-overlap-collectives,"
-    "convert-dist-to-runtime," AUTODIST_BUFFERIZE_AND_CONTRACT
+    "convert-dist-to-runtime," AUTODIST_BUFFERIZE_AND_CONTRACT_CUDA
     "autodist-strided-copies-to-linalg{all-copies},"
     "autodist-collapse-loop-dims,";
 

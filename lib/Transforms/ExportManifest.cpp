@@ -332,6 +332,10 @@ struct ExportManifestPass
     };
     if (externalDir) // the directory of the parameters' external data
       manifest["external_data_dir"] = externalDir.getValue();
+    // --precision=tf32: the runtime's f32 products may use TF32.
+    if (auto math =
+            module->getAttrOfType<StringAttr>("autodist.float32_matmul"))
+      manifest["float32_matmul"] = math.getValue();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << json::Value(std::move(manifest));

@@ -185,8 +185,9 @@ def compile(model: ModelLike, train: Optional[Training] = None,
     bind_inputs: {int64/bool input: values} bound as constants.
     emit: "exe", "obj", "llvm", "mlir" or "strategy".
     target: "cpu" or "cuda" (one rank per GPU; docs/cuda.md).
-    precision: "fp32", "bf16" or "fp16": matrix products and convolutions
-        on 16-bit operands, f32 sums and master weights (docs/precision.md).
+    precision: "fp32", "tf32" (cuda: f32 products on TF32 tensor cores),
+        "bf16" or "fp16": matrix products and convolutions on 16-bit
+        operands, f32 sums and master weights (docs/precision.md).
     progress: True prints the compiler's progress lines; a callable gets them.
     options: any other autodist-compile flag by name, e.g. {"sync-batchnorm": True}.
     Raises CompileError with the compiler's diagnostics.

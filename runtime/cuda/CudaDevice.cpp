@@ -138,11 +138,13 @@ struct GemmKey {
   bool transA, transB;
   uint32_t alignA, alignB, alignC;
   cudaDataType_t abType;
+  cublasComputeType_t compute;
+  bool bias = false; // CUBLASLT_EPILOGUE_BIAS
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && lda == o.lda && ldb == o.ldb &&
            ldc == o.ldc && transA == o.transA && transB == o.transB &&
            alignA == o.alignA && alignB == o.alignB && alignC == o.alignC &&
-           abType == o.abType;
+           abType == o.abType && compute == o.compute && bias == o.bias;
   }
 };
 
@@ -151,7 +153,8 @@ struct GemmKeyHash {
     size_t h = 0;
     for (int64_t v :
          {k.m, k.n, k.k, k.lda, k.ldb, k.ldc,
-          int64_t(k.transA) | int64_t(k.transB) << 1 | int64_t(k.abType) << 2,
+          int64_t(k.transA) | int64_t(k.transB) << 1 | int64_t(k.abType) << 2 |
+              int64_t(k.compute) << 12 | int64_t(k.bias) << 20,
           int64_t(k.alignA) | int64_t(k.alignB) << 16 |
               int64_t(k.alignC) << 32})
       h = h * 0x9e3779b97f4a7c15ull + std::hash<int64_t>()(v);
@@ -212,6 +215,7 @@ public:
   void copyToHost(void *dst, const void *src, size_t bytes) override;
   void copyFromHost(void *dst, const void *src, size_t bytes) override;
   bool hostAccessible(const void *p) const override;
+  void allowTF32(bool allow) override;
   void prefetch(const void *p, size_t bytes) override;
   const char *convolutionLibrary() const override { return "cudnn"; }
   void conv2dForward(const Tensor4 &x, const Tensor4 &w, const Vector1 *bias,
@@ -227,21 +231,40 @@ public:
   void gemmHalf(HalfType type, const HalfMatrix &a, const HalfMatrix &b,
                 const Matrix &c, bool transA, bool transB, float alpha,
                 float beta) override;
+  void sgemmBias(const Matrix &a, const Matrix &b, const Vector1 &bias,
+                 const Matrix &c, bool transA, bool transB,
+                 float alpha) override;
+  void gemmHalfBias(HalfType type, const HalfMatrix &a, const HalfMatrix &b,
+                    const Vector1 &bias, const Matrix &c, bool transA,
+                    bool transB, float alpha) override;
 
   /// Everything select() made, in reverse; at exit, while CUDA is still up.
   void shutdown();
 
 private:
+  /// The plan of `key`; for a bias epilogue cuBLASLt has no algorithm for,
+  /// a plan without `desc` (the caller falls back to the unfused calls).
   GemmPlan &plan(const GemmKey &key);
   /// The matmul of sgemm and gemmHalf once the shapes are checked: A and B
   /// of `abType` (`elemBytes` each) at `pa`, `pb`; `op` names the call.
-  void matmul(const char *op, cudaDataType_t abType, uint32_t elemBytes,
+  /// With `bias` (16-byte aligned, C's columns long; k > 0) D = alpha
+  /// op(A) op(B) + bias through CUBLASLT_EPILOGUE_BIAS (beta 0): false
+  /// when cuBLASLt cannot fuse it, and nothing was issued.
+  bool matmul(const char *op, cudaDataType_t abType, uint32_t elemBytes,
               const void *pa, const void *pb, float *pc, GemmDims dims,
               int64_t lda, int64_t ldb, int64_t ldc, bool transA, bool transB,
-              float alpha, float beta);
+              float alpha, float beta, const float *bias = nullptr);
+  /// Whether `bias` can be cuBLASLt's bias pointer: contiguous and 16-byte
+  /// aligned (else the unfused calls).
+  static const float *fusableBias(const Vector1 &bias);
 
   std::string gpuName_;
   int major_ = 0, minor_ = 0;
+  bool tf32_ = false; // --precision=tf32
+  /// prefetch()'s transfers, beside the compute stream's work, and the
+  /// event that orders the compute stream's later work after them.
+  cudaStream_t copyStream_ = nullptr;
+  cudaEvent_t copied_ = nullptr;
   size_t totalMemory_ = 0;
   cublasLtHandle_t lt_ = nullptr;
   void *workspace_ = nullptr;
@@ -351,6 +374,10 @@ void CudaDevice::select(int localRank) {
               "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
   checkLt(cublasLtCreate(&lt_), "cublasLtCreate");
   cuda::check(cudaMalloc(&workspace_, workspaceBytes), "cudaMalloc");
+  cuda::check(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking),
+              "cudaStreamCreateWithFlags");
+  cuda::check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming),
+              "cudaEventCreateWithFlags");
   s.device = device;
   s.selected = true;
   std::atexit(shutdownAtExit); // after cudart's own: runs before it
@@ -512,7 +539,7 @@ CudnnConvolutions &CudaDevice::convolutions() {
   if (!cuda::deviceSelected())
     throw std::logic_error("a convolution on the CUDA device before select()");
   if (!cudnn_)
-    cudnn_ = std::make_unique<CudnnConvolutions>(cuda::computeStream());
+    cudnn_ = std::make_unique<CudnnConvolutions>(cuda::computeStream(), tf32_);
   return *cudnn_;
 }
 
@@ -563,6 +590,14 @@ void CudaDevice::conv2dBackwardWeights(const Tensor4 &dy, const Tensor4 &x,
   convolutions().backwardWeights(pdy, dyd, px, xd, pdw, dwd, g);
 }
 
+void CudaDevice::allowTF32(bool allow) {
+  if (allow == tf32_)
+    return;
+  tf32_ = allow;
+  // The plans made so far were chosen under the other setting.
+  cudnn_.reset();
+}
+
 void CudaDevice::prefetch(const void *p, size_t bytes) {
   if (!cuda::deviceSelected() || bytes == 0)
     return;
@@ -576,10 +611,17 @@ void CudaDevice::prefetch(const void *p, size_t bytes) {
   cudaMemLocation gpu{};
   gpu.type = cudaMemLocationTypeDevice;
   gpu.id = cuda::deviceOrdinal();
-  // Only a hint, as the preferred location: a failure costs page faults.
-  if (cudaMemPrefetchAsync(p, bytes, gpu, 0, cuda::computeStream()) !=
-      cudaSuccess)
+  // On the copy stream: the next batch (read while the step runs) moves
+  // while the compute stream still works on this one; what the compute
+  // stream is given next waits for it. Only a hint, as the preferred
+  // location: a failed prefetch costs page faults, not correctness.
+  if (cudaMemPrefetchAsync(p, bytes, gpu, 0, copyStream_) != cudaSuccess) {
     (void)cudaGetLastError();
+    return;
+  }
+  cuda::check(cudaEventRecord(copied_, copyStream_), "cudaEventRecord");
+  cuda::check(cudaStreamWaitEvent(cuda::computeStream(), copied_, 0),
+              "cudaStreamWaitEvent");
 }
 
 bool CudaDevice::hostAccessible(const void *p) const {
@@ -619,7 +661,7 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
   // its op), A's the second (k x m), C^T is n x m.
   GemmPlan p;
   try {
-    checkLt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+    checkLt(cublasLtMatmulDescCreate(&p.desc, key.compute, CUDA_R_32F),
             "cublasLtMatmulDescCreate");
     cublasOperation_t opFirst = key.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t opSecond = key.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -629,6 +671,15 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
     checkLt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB,
                                            &opSecond, sizeof opSecond),
             "cublasLtMatmulDescSetAttribute(TRANSB)");
+    if (key.bias) {
+      // cuBLASLt's bias is per row of its column-major D, which is a
+      // column of our row-major C. f32, as D (the default bias type).
+      cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      checkLt(cublasLtMatmulDescSetAttribute(p.desc,
+                                             CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                             &epilogue, sizeof epilogue),
+              "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+    }
     // Stored shapes (column-major rows x cols) of the two buffers.
     uint64_t firstRows = key.transB ? key.k : key.n;
     uint64_t firstCols = key.transB ? key.n : key.k;
@@ -673,6 +724,10 @@ GemmPlan &CudaDevice::plan(const GemmKey &key) {
                                            p.out, p.out, pref, 1, &result,
                                            &found),
             "cublasLtMatmulAlgoGetHeuristic");
+    if (found == 0 && key.bias) { // the caller adds the bias itself
+      p.destroy();
+      return plans_.emplace(key, p).first->second;
+    }
     if (found == 0)
       throw Error(std::string("cuBLASLt has no algorithm for ") +
                   (key.abType == CUDA_R_32F    ? "sgemm"
@@ -715,11 +770,56 @@ void CudaDevice::gemmHalf(HalfType type, const HalfMatrix &a,
          beta);
 }
 
-void CudaDevice::matmul(const char *op, cudaDataType_t abType,
+const float *CudaDevice::fusableBias(const Vector1 &bias) {
+  const float *p = bias.aligned + bias.offset;
+  bool contiguous = bias.sizes[0] <= 1 || bias.strides[0] == 1;
+  return contiguous && reinterpret_cast<uintptr_t>(p) % 16 == 0 ? p : nullptr;
+}
+
+void CudaDevice::sgemmBias(const Matrix &a, const Matrix &b,
+                           const Vector1 &bias, const Matrix &c, bool transA,
+                           bool transB, float alpha) {
+  GemmDims dims = gemmDims(a, b, c, transA, transB);
+  const float *pbias = fusableBias(bias);
+  if (pbias && bias.sizes[0] == dims.n && dims.m > 0 && dims.n > 0 &&
+      dims.k > 0) {
+    int64_t lda = leadingDim(a, "A", "sgemm_bias"),
+            ldb = leadingDim(b, "B", "sgemm_bias"),
+            ldc = leadingDim(c, "C", "sgemm_bias");
+    if (matmul("sgemm_bias", CUDA_R_32F, sizeof(float), a.aligned + a.offset,
+               b.aligned + b.offset, c.aligned + c.offset, dims, lda, ldb, ldc,
+               transA, transB, alpha, 0.0f, pbias))
+      return;
+  }
+  // Unfusable (or a bias that does not fit: the default throws).
+  Device::sgemmBias(a, b, bias, c, transA, transB, alpha);
+}
+
+void CudaDevice::gemmHalfBias(HalfType type, const HalfMatrix &a,
+                              const HalfMatrix &b, const Vector1 &bias,
+                              const Matrix &c, bool transA, bool transB,
+                              float alpha) {
+  GemmDims dims = gemmDims(a, b, c, transA, transB, type);
+  const float *pbias = fusableBias(bias);
+  const char *op = type == HalfType::BF16 ? "gemm_bias_bf16" : "gemm_bias_f16";
+  if (pbias && bias.sizes[0] == dims.n && dims.m > 0 && dims.n > 0 &&
+      dims.k > 0) {
+    int64_t lda = leadingDim(a, "A", op), ldb = leadingDim(b, "B", op),
+            ldc = leadingDim(c, "C", op);
+    if (matmul(op, type == HalfType::BF16 ? CUDA_R_16BF : CUDA_R_16F,
+               sizeof(uint16_t), a.aligned + a.offset, b.aligned + b.offset,
+               c.aligned + c.offset, dims, lda, ldb, ldc, transA, transB, alpha,
+               0.0f, pbias))
+      return;
+  }
+  Device::gemmHalfBias(type, a, b, bias, c, transA, transB, alpha);
+}
+
+bool CudaDevice::matmul(const char *op, cudaDataType_t abType,
                         uint32_t elemBytes, const void *pa, const void *pb,
                         float *pc, GemmDims dims, int64_t lda, int64_t ldb,
                         int64_t ldc, bool transA, bool transB, float alpha,
-                        float beta) {
+                        float beta, const float *bias) {
   auto [m, n, k] = dims;
   if (!cuda::deviceSelected())
     throw std::logic_error(std::string(op) +
@@ -732,18 +832,30 @@ void CudaDevice::matmul(const char *op, cudaDataType_t abType,
                   "cudaMemset2DAsync");
     else if (beta != 1.0f)
       cuda::scaleOnStream(pc, m, n, ldc, beta, /*divide=*/false);
-    return;
+    return true;
   }
-  GemmKey key{m, n, k, lda, ldb, ldc, transA, transB, 0, 0, 0, abType};
+  // TF32 only rounds f32 inputs; 16-bit ones are exact in f32 compute.
+  cublasComputeType_t compute = tf32_ && abType == CUDA_R_32F
+                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                    : CUBLAS_COMPUTE_32F;
+  GemmKey key{m,      n, k, lda, ldb,    ldc,     transA,
+              transB, 0, 0, 0,   abType, compute, bias != nullptr};
   key.alignA = alignmentOf(pa, elemBytes);
   key.alignB = alignmentOf(pb, elemBytes);
   key.alignC = alignmentOf(pc, sizeof(float));
   std::lock_guard<std::mutex> lock(gemmMutex_);
   GemmPlan &p = plan(key);
+  if (!p.desc)
+    return false; // no algorithm with this bias epilogue
+  if (bias)
+    checkLt(cublasLtMatmulDescSetAttribute(
+                p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+            "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
   checkLt(cublasLtMatmul(lt_, p.desc, &alpha, pb, p.first, pa, p.second, &beta,
                          pc, p.out, pc, p.out, &p.algo, workspace_,
                          workspaceBytes, stream),
           "cublasLtMatmul");
+  return true;
 }
 
 void CudaDevice::shutdown() {
@@ -781,6 +893,12 @@ void CudaDevice::shutdown() {
   if (workspace_)
     cudaFree(workspace_);
   workspace_ = nullptr;
+  if (copied_)
+    cudaEventDestroy(copied_);
+  copied_ = nullptr;
+  if (copyStream_)
+    cudaStreamDestroy(copyStream_);
+  copyStream_ = nullptr;
   cudaStreamDestroy(s.stream);
   s.stream = nullptr;
   s.selected = false;

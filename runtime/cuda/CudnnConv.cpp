@@ -364,7 +364,8 @@ struct CudnnConvolutions::Plan {
   }
 };
 
-CudnnConvolutions::CudnnConvolutions(cudaStream_t stream) : stream_(stream) {}
+CudnnConvolutions::CudnnConvolutions(cudaStream_t stream, bool allowTF32)
+    : stream_(stream), allowTF32_(allowTF32) {}
 
 CudnnConvolutions::~CudnnConvolutions() {
   // Destructors do not throw: failures (CUDA already down) are ignored.
@@ -390,8 +391,8 @@ cudnnContext *CudnnConvolutions::handle() {
 }
 
 std::unique_ptr<CudnnConvolutions::Plan>
-CudnnConvolutions::build(cudnnContext *handle, const Problem &p,
-                         bool fuseBias) {
+CudnnConvolutions::build(cudnnContext *handle, const Problem &p, bool fuseBias,
+                         bool allowTF32) {
   auto plan = std::make_unique<Plan>();
   plan->what = p.describe();
   Desc x = tensor(UidX, p.x, alignmentOf(p.px), false);
@@ -546,9 +547,12 @@ CudnnConvolutions::build(cudnnContext *handle, const Problem &p,
     for (Desc &config : configs) {
       ++offered;
       uint32_t notes = numericalNotes(config.get());
-      if (notes & (noteBit(CUDNN_NUMERICAL_NOTE_TENSOR_CORE) |
-                   noteBit(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) |
-                   noteBit(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)))
+      // For f32 data a tensor-core engine is TF32: only where allowed.
+      uint32_t refused =
+          noteBit(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) |
+          noteBit(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION) |
+          (allowTF32 ? 0u : noteBit(CUDNN_NUMERICAL_NOTE_TENSOR_CORE));
+      if (notes & refused)
         ++skipped;
       else if (notes & noteBit(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC))
         nondeterministic.push_back(std::move(config));
@@ -589,10 +593,12 @@ CudnnConvolutions::build(cudnnContext *handle, const Problem &p,
   }
   throw NoEngine("cuDNN has no engine for " + plan->what +
                  (fuseBias ? " with the bias add fused" : "") +
-                 " in f32 without TF32: heuristics offered " +
-                 std::to_string(offered) + " engine configs, " +
-                 std::to_string(skipped) +
-                 " of them with tensor cores or reduced precision, " +
+                 (allowTF32 ? " in f32 or TF32" : " in f32 without TF32") +
+                 ": heuristics offered " + std::to_string(offered) +
+                 " engine configs, " + std::to_string(skipped) +
+                 (allowTF32
+                      ? " of them with reduced precision, "
+                      : " of them with tensor cores or reduced precision, ") +
                  std::to_string(failed) + " failed to finalize" +
                  (lastFailure.empty() ? "" : "; last: " + lastFailure));
 }
@@ -606,7 +612,7 @@ CudnnConvolutions::Plan &CudnnConvolutions::plan(const Problem &p) {
   std::unique_ptr<Plan> built;
   if (p.pb) {
     try {
-      built = build(h, p, /*fuseBias=*/true);
+      built = build(h, p, /*fuseBias=*/true, allowTF32_);
       built->fusedBias = true;
     } catch (const Error &) {
       // Not fusable here (typically no non-TF32 engine for conv + add): the
@@ -614,7 +620,7 @@ CudnnConvolutions::Plan &CudnnConvolutions::plan(const Problem &p) {
     }
   }
   if (!built) {
-    built = build(h, p, /*fuseBias=*/false);
+    built = build(h, p, /*fuseBias=*/false, allowTF32_);
     if (p.pb) {
       checkDnn(cudnnCreateTensorDescriptor(&built->biasDesc),
                "cudnnCreateTensorDescriptor");

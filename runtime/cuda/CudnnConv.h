@@ -14,7 +14,10 @@
 // workspace, which is grown with cudaMallocAsync only when a plan needs more
 // than any before it.
 //
-// Precision, no TF32: data and compute type are f32, and every engine config
+// Precision, no TF32 (unless the constructor allows it, --precision=tf32:
+// then tensor-core engines are kept, and only _DOWN_CONVERT_INPUTS and
+// _REDUCED_PRECISION_REDUCTION ones skipped): data and compute type are f32,
+// and every engine config
 // whose engine carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE (for f32 data, TF32
 // tensor cores), _DOWN_CONVERT_INPUTS or _REDUCED_PRECISION_REDUCTION is
 // skipped before its plan is built (the backend has no math-mode attribute;
@@ -64,8 +67,9 @@ using CudnnConvGeometry = ConvGeometry;
 class CudnnConvolutions {
 public:
   /// Touches neither CUDA nor cuDNN: the first convolution creates the cuDNN
-  /// handle, on the current device, bound to `stream`.
-  explicit CudnnConvolutions(cudaStream_t stream);
+  /// handle, on the current device, bound to `stream`. `allowTF32` keeps
+  /// TF32 tensor-core engines for the f32 data.
+  explicit CudnnConvolutions(cudaStream_t stream, bool allowTF32 = false);
   /// Frees the plans, the workspace (cudaFreeAsync on the stream) and the
   /// handle; call it while CUDA is still up.
   ~CudnnConvolutions();
@@ -107,11 +111,12 @@ private:
   /// The graph of `p` (with the bias add when `fuseBias`) and its plan;
   /// throws NoEngine (CudnnConv.cpp) when no engine config finalizes.
   static std::unique_ptr<Plan> build(cudnnContext *handle, const Problem &p,
-                                     bool fuseBias);
+                                     bool fuseBias, bool allowTF32);
   void run(Plan &plan, const void *const *pointers, size_t count);
   void ensureWorkspace(size_t bytes);
 
   cudaStream_t stream_;
+  bool allowTF32_;
   cudnnContext *handle_ = nullptr;
   void *workspace_ = nullptr;
   size_t workspaceBytes_ = 0;

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -367,6 +368,58 @@ extern "C" void _mlir_ciface_autodist_rt_gemm_f16(StridedMemref<uint16_t, 2> *a,
                                                   int32_t transB, float alpha,
                                                   float beta) {
   gemmHalfCall(HalfType::F16, a, b, c, transA, transB, alpha, beta);
+}
+
+/// sgemm_bias, gemm_bias_bf16, gemm_bias_f16: C = alpha * op(A) * op(B) +
+/// bias (a row vector), `half` null for f32 A and B.
+namespace {
+template <typename T>
+void gemmBiasCall(const char *name, const HalfType *half,
+                  StridedMemref<T, 2> *a, StridedMemref<T, 2> *b,
+                  StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c,
+                  int32_t transA, int32_t transB, float alpha) {
+  comm::progressAtOpBoundary();
+  TraceCall traced(name, "blas", [&] {
+    return "\"m\": " + std::to_string(c->sizes[0]) +
+           ", \"n\": " + std::to_string(c->sizes[1]) +
+           ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
+  });
+  try {
+    if constexpr (std::is_same_v<T, float>)
+      device().sgemmBias(*a, *b, *bias, *c, transA != 0, transB != 0, alpha);
+    else
+      device().gemmHalfBias(*half, *a, *b, *bias, *c, transA != 0, transB != 0,
+                            alpha);
+  } catch (const std::exception &e) {
+    fatal(e); // as sgemm's
+  }
+}
+} // namespace
+
+extern "C" void _mlir_ciface_autodist_rt_sgemm_bias(
+    StridedMemref<float, 2> *a, StridedMemref<float, 2> *b,
+    StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
+    int32_t transB, float alpha) {
+  gemmBiasCall<float>("sgemm_bias", nullptr, a, b, bias, c, transA, transB,
+                      alpha);
+}
+
+extern "C" void _mlir_ciface_autodist_rt_gemm_bias_bf16(
+    StridedMemref<uint16_t, 2> *a, StridedMemref<uint16_t, 2> *b,
+    StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
+    int32_t transB, float alpha) {
+  HalfType t = HalfType::BF16;
+  gemmBiasCall<uint16_t>("gemm_bias_bf16", &t, a, b, bias, c, transA, transB,
+                         alpha);
+}
+
+extern "C" void _mlir_ciface_autodist_rt_gemm_bias_f16(
+    StridedMemref<uint16_t, 2> *a, StridedMemref<uint16_t, 2> *b,
+    StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
+    int32_t transB, float alpha) {
+  HalfType t = HalfType::F16;
+  gemmBiasCall<uint16_t>("gemm_bias_f16", &t, a, b, bias, c, transA, transB,
+                         alpha);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "autodist/runtime/Device.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace autodist::rt {
 
@@ -32,11 +33,28 @@ DataArray::DataArray(std::shared_ptr<const NpzFile> npz, NpyLayout layout,
 void *DataArray::rows(int64_t first, int64_t count) {
   if (memory_)
     return memory_->rowData(first);
+  std::optional<Range> ahead = std::exchange(ahead_, std::nullopt);
+  if (ahead && ahead->first == first && ahead->count == count) {
+    current_ ^= 1;
+    return batches_[current_]->data();
+  }
+  return read(current_, first, count);
+}
+
+void DataArray::readAhead(int64_t first, int64_t count) {
+  if (memory_)
+    return;
+  read(current_ ^ 1, first, count);
+  ahead_ = Range{first, count};
+}
+
+void *DataArray::read(int slot, int64_t first, int64_t count) {
+  std::optional<Tensor> &batch = batches_[slot];
   // Sizes fit: the whole array's were checked (parseNpyLayout).
-  if (!batch_ || batch_->shape()[0] < count) {
+  if (!batch || batch->shape()[0] < count) {
     std::vector<int64_t> shape = shape_;
     shape[0] = count;
-    batch_.emplace(dtype_, shape);
+    batch.emplace(dtype_, shape);
   }
   int64_t n = count * rowElements_;
   uint64_t at = offset_ + first * rowElements_ * layout_.itemSize;
@@ -45,15 +63,15 @@ void *DataArray::rows(int64_t first, int64_t count) {
   bool asIs = dtype_ != DType::Bool && dtype_ != DType::BF16 &&
               layout_.descr == npyDescr(dtype_);
   if (asIs) {
-    npz_->readAt(at, batch_->data(), bytes);
+    npz_->readAt(at, batch->data(), bytes);
   } else {
     raw_.resize(std::max<uint64_t>(raw_.size(), bytes));
     npz_->readAt(at, raw_.data(), bytes);
-    convertNpyElements(layout_, raw_.data(), batch_->data(), n);
+    convertNpyElements(layout_, raw_.data(), batch->data(), n);
   }
   // In one transfer before the step reads it, not page by page.
-  device().prefetch(batch_->data(), n * dtypeSize(dtype_));
-  return batch_->data();
+  device().prefetch(batch->data(), n * dtypeSize(dtype_));
+  return batch->data();
 }
 
 void DataArray::forEachChunk(

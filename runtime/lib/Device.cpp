@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace autodist::rt {
 namespace {
@@ -128,6 +130,46 @@ Device *&current() {
 }
 
 } // namespace
+
+void Device::allowTF32(bool allow) {
+  if (allow)
+    throw Error(std::string("this model was compiled with --precision=tf32, "
+                            "which needs a device with TF32 tensor cores; "
+                            "the ") +
+                name() + " device has none (compile it with --target=cuda)");
+}
+
+void Device::broadcastBiasRows(const StridedMemref<float, 1> &bias,
+                               const StridedMemref<float, 2> &c,
+                               const char *op) {
+  if (bias.sizes[0] != c.sizes[1])
+    throw std::invalid_argument(
+        std::string(op) + ": bias has " + std::to_string(bias.sizes[0]) +
+        " elements, C has " + std::to_string(c.sizes[1]) + " columns");
+  for (int64_t i = 0; i < c.sizes[0]; ++i)
+    copyStrided(c.aligned + c.offset + i * c.strides[0], c.strides[1],
+                bias.aligned + bias.offset, bias.strides[0], c.sizes[1]);
+}
+
+void Device::sgemmBias(const StridedMemref<float, 2> &a,
+                       const StridedMemref<float, 2> &b,
+                       const StridedMemref<float, 1> &bias,
+                       const StridedMemref<float, 2> &c, bool transA,
+                       bool transB, float alpha) {
+  (void)gemmDims(a, b, c, transA, transB); // before C is written
+  broadcastBiasRows(bias, c, "sgemm_bias");
+  sgemm(a, b, c, transA, transB, alpha, 1.0f);
+}
+
+void Device::gemmHalfBias(HalfType type, const StridedMemref<uint16_t, 2> &a,
+                          const StridedMemref<uint16_t, 2> &b,
+                          const StridedMemref<float, 1> &bias,
+                          const StridedMemref<float, 2> &c, bool transA,
+                          bool transB, float alpha) {
+  (void)gemmDims(a, b, c, transA, transB, type);
+  broadcastBiasRows(bias, c, gemmHalfName(type));
+  gemmHalf(type, a, b, c, transA, transB, alpha, 1.0f);
+}
 
 Device &device() { return *current(); }
 

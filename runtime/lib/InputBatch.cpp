@@ -73,6 +73,20 @@ void InputBatcher::add(CallArgs &args, int64_t first, int64_t count) {
   }
 }
 
+void InputBatcher::readAhead(int64_t first, int64_t count) {
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    const TensorSpec &spec = specs_[i];
+    if (!spec.bagIds.empty())
+      continue; // offsets: in memory, rebased by add()
+    if (!spec.bagOffsets.empty()) {
+      int64_t begin = bagStart(i, first), end = bagStart(i, first + count);
+      arrays_[i].readAhead(begin, end - begin);
+      continue;
+    }
+    arrays_[i].readAhead(first, count);
+  }
+}
+
 void checkBagOffsets(const TensorSpec &spec, DataArray &offsets, DataArray &ids,
                      const std::string &path) {
   std::string what =

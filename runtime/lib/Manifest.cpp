@@ -214,6 +214,13 @@ Manifest Manifest::parse(std::string_view text) {
       m.strategy = j["strategy"].value("builder", "");
     if (j.contains("cluster") && !j["cluster"].is_null())
       m.cluster = parseCluster(j["cluster"]);
+    if (j.contains("float32_matmul")) {
+      std::string math = j["float32_matmul"].get<std::string>();
+      if (math != "ieee" && math != "tf32")
+        throw Error("invalid model manifest: float32_matmul " + inQuotes(math) +
+                    " (expected ieee or tf32)");
+      m.tf32 = math == "tf32";
+    }
     if (j.contains("train") && !j["train"].is_null()) {
       const json &t = j["train"];
       TrainSpec train;

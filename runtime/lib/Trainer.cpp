@@ -279,6 +279,7 @@ void Trainer::setup() {
   if (rank_ == 0) // the rank with all the files
     checkDistinctFiles(runFiles());
   manifest_ = Manifest::parse(model_.manifest);
+  device().allowTF32(manifest_.tf32);
   if (opts_.inferenceOnly())
     return setupInference();
   const TrainSpec *train = manifest_.train ? &*manifest_.train : nullptr;
@@ -798,6 +799,16 @@ int Trainer::train() {
     {
       arena::CallScope scope(arena::Entry::TrainStep);
       model_.trainStep(args.get());
+    }
+    // While a device runs the step (its calls only queue the work), the
+    // host reads the next step's batch from the file into the spare
+    // buffers; on the host the step is done already and this is the read
+    // the next step would have made. Same samples either way (BatchPlan).
+    if (step + 1 < opts_.steps) {
+      int64_t next = plan_->firstSample(step + 1, rank_);
+      trainInputs.readAhead(next, batch);
+      if (hasLabels_)
+        trainSet_->labels()->readAhead(next, batch);
     }
     device().synchronize(); // before the host reads the loss
     trace::endStep(step + 1, *loss.data<float>());

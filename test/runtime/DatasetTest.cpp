@@ -135,6 +135,44 @@ TEST(Dataset, OnDemandRowsEqualTheLoadedArrays) {
   }
 }
 
+// The trainer reads step t + 1's rows while step t runs: into the other
+// buffer, so step t's rows stay intact, and the next rows() call for exactly
+// those rows takes them without a read; any other rows are read as before.
+TEST(Dataset, ReadAheadKeepsTheCurrentRows) {
+  Tensor x(DType::F32, {6, 2, 3});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = 0.5f * i;
+  std::string path = tempPath("ahead.npz");
+  writeZip(path, {{"x.npy", encodeNpy(x)}}, false);
+  Dataset ds(path, kInputs, nullptr, false, Dataset::Residency::OnDemand);
+  DataArray &a = ds.inputs()[0];
+  ASSERT_FALSE(a.inMemory());
+  const size_t rowBytes = 6 * sizeof(float);
+  auto expectRows = [&](const void *p, int64_t first, int64_t count) {
+    EXPECT_EQ(std::memcmp(p, x.rowData(first), count * rowBytes), 0)
+        << "rows " << first << "+" << count;
+  };
+  void *step0 = a.rows(0, 2);
+  expectRows(step0, 0, 2);
+  a.readAhead(2, 2);
+  expectRows(step0, 0, 2); // what step 0 reads is not overwritten
+  void *step1 = a.rows(2, 2);
+  EXPECT_NE(step1, step0);
+  expectRows(step1, 2, 2);
+  a.readAhead(4, 2);
+  expectRows(step1, 2, 2);
+  expectRows(a.rows(4, 2), 4, 2);
+  // Read ahead, then asked for other rows (a resumed or changed plan):
+  // read, and the read-ahead rows are not taken later either.
+  a.readAhead(0, 2);
+  expectRows(a.rows(2, 2), 2, 2);
+  expectRows(a.rows(0, 2), 0, 2);
+  // An array in memory ignores it.
+  Dataset loaded(path, kInputs, nullptr, false);
+  loaded.inputs()[0].readAhead(2, 2);
+  expectRows(loaded.inputs()[0].rows(0, 2), 0, 2);
+}
+
 TEST(Dataset, OnDemandChecksSizesAndCrc) {
   // The stored entry's CRC is checked once when it is opened, and its
   // header as when it is loaded.

@@ -2,7 +2,11 @@
 
 #include "autodist/runtime/InputBatch.h"
 
+#include "autodist/runtime/Dataset.h"
+#include "autodist/runtime/Npy.h"
+
 #include "TestUtil.h"
+#include "ZipWriter.h"
 
 #include <numeric>
 
@@ -72,6 +76,35 @@ TEST(InputBatch, BagsOfTheSamplesRebased) {
   EXPECT_EQ(arg1d(args, 0, DType::I64),
             (std::vector<int64_t>{15, 16, 17, 18, 19}));
   EXPECT_EQ(arg1d(args, 1, DType::I64), (std::vector<int64_t>{0, 4}));
+}
+
+// The fixture's arrays stored in a file and read on demand (the bag ids and
+// x; offsets are loaded): the next samples read ahead while the current
+// ones are in use give the same arguments as reading them when asked.
+TEST(InputBatch, ReadAheadOfBagsAndRows) {
+  Fixture f(DType::I64, false);
+  std::string path = autodist::rt::test::tempPath("bags.npz");
+  autodist::rt::test::writeZip(
+      path,
+      {{"ids.npy", encodeNpy(f.arrays[0].tensor())},
+       {"offsets.npy", encodeNpy(f.arrays[1].tensor())},
+       {"x.npy", encodeNpy(f.arrays[2].tensor())}},
+      false);
+  Dataset ds(path, f.specs, nullptr, false, Dataset::Residency::OnDemand);
+  ASSERT_FALSE(ds.inputs()[0].inMemory());
+  InputBatcher batcher(f.specs, ds.inputs());
+  CallArgs first, second;
+  batcher.add(first, 0, 2);
+  std::vector<int64_t> firstIds = arg1d(first, 0, DType::I64);
+  batcher.readAhead(2, 2); // samples 2..3: bags of 3 and 4 ids
+  EXPECT_EQ(arg1d(first, 0, DType::I64), firstIds) << "overwritten";
+  batcher.add(second, 2, 2);
+  EXPECT_EQ(arg1d(second, 0, DType::I64),
+            (std::vector<int64_t>{12, 13, 14, 15, 16, 17, 18}));
+  EXPECT_EQ(arg1d(second, 1, DType::I64), (std::vector<int64_t>{0, 3}));
+  auto *x = static_cast<StridedMemref<float, 2> *>(second.get()[2]);
+  EXPECT_EQ(x->aligned[0], 2.0f);
+  EXPECT_EQ(x->aligned[1], 3.0f);
 }
 
 TEST(InputBatch, IncludeLastOffsetAndInt32) {

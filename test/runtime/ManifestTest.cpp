@@ -74,6 +74,26 @@ TEST(Manifest, ExternalDataDir) {
   EXPECT_EQ(m.externalDataDir, "/models/big");
 }
 
+// --precision=tf32's field; absent (or "ieee") keeps f32 products exact.
+TEST(Manifest, Float32Matmul) {
+  const char *base = R"({"version": 1, "params": [], "train": null,
+                         "inputs": [], "outputs": [])";
+  EXPECT_FALSE(Manifest::parse(std::string(base) + "}").tf32);
+  EXPECT_FALSE(
+      Manifest::parse(std::string(base) + R"(, "float32_matmul": "ieee"})")
+          .tf32);
+  EXPECT_TRUE(
+      Manifest::parse(std::string(base) + R"(, "float32_matmul": "tf32"})")
+          .tf32);
+  try {
+    Manifest::parse(std::string(base) + R"(, "float32_matmul": "fp8"})");
+    FAIL() << "an unknown float32_matmul was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "invalid model manifest: float32_matmul 'fp8' "
+                           "(expected ieee or tf32)");
+  }
+}
+
 // No state, no schedule, no labels: plain SGD, constant lr, label-free loss.
 TEST(Manifest, OptionalTrainFields) {
   Manifest m = Manifest::parse(

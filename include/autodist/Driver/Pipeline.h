@@ -29,7 +29,10 @@ mlir::LogicalResult synchronize(mlir::ModuleOp module,
                                 int64_t bucketBytes = 1 << 20);
 
 /// Rounds the operands of matrix products to `precision` (bf16 or fp16;
-/// nn-mixed-precision); fp32 leaves the module as it is.
+/// nn-mixed-precision); tf32 marks the module's f32 products and
+/// convolutions as allowed on TF32 tensor cores (the module attribute
+/// `autodist.float32_matmul`, recorded in the manifest); fp32 leaves the
+/// module as it is.
 mlir::LogicalResult applyPrecision(mlir::ModuleOp module,
                                    llvm::StringRef precision);
 

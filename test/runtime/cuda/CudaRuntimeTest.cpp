@@ -182,6 +182,21 @@ TEST(CudaDeviceTest, GemmHalfChecksArguments) {
                              false, 1, 0));
 }
 
+// sgemm_bias checks its bias against C's columns before writing anything.
+TEST(CudaDeviceTest, SgemmBiasChecksTheBias) {
+  float a[6] = {}, b[6] = {}, c[4] = {1, 2, 3, 4}, bias[3] = {};
+  StridedMemref<float, 2> ma{a, a, 0, {2, 3}, {3, 1}},
+      mb{b, b, 0, {3, 2}, {2, 1}}, mc{c, c, 0, {2, 2}, {2, 1}};
+  StridedMemref<float, 1> mbias{bias, bias, 0, {3}, {1}};
+  try {
+    cudaDevice().sgemmBias(ma, mb, mbias, mc, false, false, 1);
+    FAIL() << "a 3-element bias for 2 columns was accepted";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_STREQ(e.what(), "sgemm_bias: bias has 3 elements, C has 2 columns");
+  }
+  EXPECT_EQ(c[0], 1.0f);
+}
+
 TEST(MgpuTest, ModuleLoadBeforeSelectOnlyRecords) {
   static const char image[] = "not a cubin";
   void *module = mgpuModuleLoad(const_cast<char *>(image), sizeof image);
@@ -328,6 +343,73 @@ TEST_F(CudaGpuTest, SgemmWithEmptyInnerDimensionScales) {
     EXPECT_EQ(c[i], 0.0f);
   for (float *p : {a, b, c})
     cudaDevice().freeShared(p);
+}
+
+// --precision=tf32: with TF32 allowed the inputs lose their low mantissa
+// bits (1 + 2^-12 is 1 in TF32's 10 bits), without it sgemm is exact f32.
+// The same shape both ways: the cached plan must depend on the setting.
+TEST_F(CudaGpuTest, SgemmTF32OnlyWhenAllowed) {
+  const int64_t n = 64;
+  float *a = shared(n * n), *b = shared(n * n), *c = shared(n * n);
+  for (int64_t i = 0; i < n * n; ++i) {
+    a[i] = 1.0f + 1.0f / 4096;
+    b[i] = 1.0f;
+  }
+  StridedMemref<float, 2> da{a, a, 0, {n, n}, {n, 1}},
+      db{b, b, 0, {n, n}, {n, 1}}, dc{c, c, 0, {n, n}, {n, 1}};
+  const float exact = n * (1.0f + 1.0f / 4096);
+  for (bool tf32 : {false, true, false}) {
+    cudaDevice().allowTF32(tf32);
+    cudaDevice().sgemm(da, db, dc, false, false, 1, 0);
+    cudaDevice().synchronize();
+    if (tf32)
+      EXPECT_LT(c[0], exact - 1e-3f) << "TF32 allowed but the sum is exact";
+    else
+      EXPECT_EQ(c[0], exact);
+  }
+  for (float *p : {a, b, c})
+    cudaDevice().freeShared(p);
+}
+
+// cuBLASLt's bias epilogue against the host's broadcast + sgemm, for both
+// transposes of B (a Linear layer's weight is read transposed) and a
+// misaligned bias (the unfused path).
+TEST_F(CudaGpuTest, SgemmBiasMatchesHost) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int64_t m = 33, n = 20, k = 17;
+  for (bool tb : {false, true})
+    for (int64_t biasOffset : {0, 1}) {
+      float *a = shared(m * k), *b = shared(k * n), *c = shared(m * n);
+      float *bias = shared(n + 1);
+      std::vector<float> ha(m * k), hb(k * n), hc(m * n, 0.0f), hbias(n + 1);
+      for (int64_t i = 0; i < m * k; ++i)
+        a[i] = ha[i] = dist(rng);
+      for (int64_t i = 0; i < k * n; ++i)
+        b[i] = hb[i] = dist(rng);
+      for (int64_t i = 0; i <= n; ++i)
+        bias[i] = hbias[i] = dist(rng);
+      for (int64_t i = 0; i < m * n; ++i)
+        c[i] = std::numeric_limits<float>::quiet_NaN(); // overwritten
+      int64_t br = tb ? n : k, bc = tb ? k : n;
+      StridedMemref<float, 2> da{a, a, 0, {m, k}, {k, 1}},
+          db{b, b, 0, {br, bc}, {bc, 1}}, dc{c, c, 0, {m, n}, {n, 1}};
+      StridedMemref<float, 1> dbias{bias, bias, biasOffset, {n}, {1}};
+      cudaDevice().sgemmBias(da, db, dbias, dc, false, tb, 1.0f);
+      cudaDevice().synchronize();
+      StridedMemref<float, 2> xa{ha.data(), ha.data(), 0, {m, k}, {k, 1}},
+          xb{hb.data(), hb.data(), 0, {br, bc}, {bc, 1}},
+          xc{hc.data(), hc.data(), 0, {m, n}, {n, 1}};
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          hc[i * n + j] = hbias[biasOffset + j];
+      sgemm(xa, xb, xc, false, tb, 1.0f, 1.0f);
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_NEAR(c[i], hc[i], 1e-5)
+            << "tb=" << tb << " biasOffset=" << biasOffset << " at " << i;
+      for (float *p : {a, b, c, bias})
+        cudaDevice().freeShared(p);
+    }
 }
 
 // bf16 and f16 with the same shapes and alignments: the plans differ only

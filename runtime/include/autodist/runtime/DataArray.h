@@ -4,7 +4,8 @@
 // Either loaded into memory, or, for an array stored uncompressed in the
 // .npz, read from the file when its rows are asked for: a training rank then
 // holds only the batch it uses, and its memory does not grow with the data
-// set (the batch buffer is reused from step to step).
+// set (two batch buffers, reused from step to step: one the running step
+// reads, one the next step's rows are read into meanwhile, readAhead()).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,9 +40,16 @@ public:
   Tensor &tensor() { return *memory_; }
 
   /// Rows [first, first + count) (within the array) as dtype() elements:
-  /// in memory, a pointer into the array; else read into this array's batch
-  /// buffer, valid until the next call.
+  /// in memory, a pointer into the array; else read into one of this
+  /// array's batch buffers (or taken from the one readAhead() filled with
+  /// exactly these rows), valid until the next rows() call (readAhead()
+  /// leaves it alone).
   void *rows(int64_t first, int64_t count);
+  /// Reads rows [first, first + count) into the batch buffer the last
+  /// rows() did not return, and starts moving them to the device, so that
+  /// a rows() call for them needs no read: called while compiled code
+  /// still works on the last rows() (a no-op for an array in memory).
+  void readAhead(int64_t first, int64_t count);
 
   /// Calls `fn(elements, firstElement, n)` over the whole array in chunks
   /// (one for an array in memory) of dtype() elements.
@@ -57,8 +65,16 @@ private:
   std::shared_ptr<const NpzFile> npz_;
   NpyLayout layout_;
   uint64_t offset_ = 0;
-  std::optional<Tensor> batch_;
-  std::vector<uint8_t> raw_; // stored elements needing conversion
+  std::optional<Tensor> batches_[2];
+  int current_ = 0; // the buffer rows() returned last
+  struct Range {
+    int64_t first, count;
+  };
+  std::optional<Range> ahead_; // in the other buffer
+  std::vector<uint8_t> raw_;   // stored elements needing conversion
+
+  /// Reads rows [first, first + count) into batches_[slot].
+  void *read(int slot, int64_t first, int64_t count);
 };
 
 } // namespace autodist::rt

@@ -57,10 +57,16 @@ public:
   /// (device memory included), in order with what compiled code issued;
   /// `src` may be reused when it returns.
   virtual void copyFromHost(void *dst, const void *src, size_t bytes) = 0;
+  /// Whether f32 matrix products and convolutions may round their inputs
+  /// to TF32 (the manifest's float32_matmul; default no), set before the
+  /// first. Throws Error where the device has no TF32 (the host).
+  virtual void allowTF32(bool allow);
+
   /// Starts moving `bytes` bytes of allocateShared() memory at `p` to where
   /// compiled code reads them, ahead of the next call (a hint: the
   /// host's is a no-op, a GPU's an asynchronous prefetch of managed memory
-  /// ordered before the work issued after it).
+  /// that may run beside the work issued before it and is ordered before
+  /// the work issued after it).
   virtual void prefetch(const void *p, size_t bytes) = 0;
   /// Whether the host may read and write `p` (after synchronize()): host
   /// memory and allocateShared()'s, not a GPU's device memory.
@@ -101,6 +107,31 @@ public:
                         const StridedMemref<uint16_t, 2> &b,
                         const StridedMemref<float, 2> &c, bool transA,
                         bool transB, float alpha, float beta) = 0;
+
+  /// C = alpha * op(A) * op(B) + bias, bias[j] added to every row of C (the
+  /// ABI's sgemm_bias; a Gemm's bias, fused by the compiler for devices
+  /// whose GEMM adds it in its epilogue). This default writes the bias into
+  /// every row of C (copyStrided) and calls sgemm with beta = 1: the
+  /// unfused program's arithmetic. Throws std::invalid_argument if the
+  /// shapes do not line up.
+  virtual void sgemmBias(const StridedMemref<float, 2> &a,
+                         const StridedMemref<float, 2> &b,
+                         const StridedMemref<float, 1> &bias,
+                         const StridedMemref<float, 2> &c, bool transA,
+                         bool transB, float alpha);
+  /// The same with A and B of 16-bit floats (gemm_bias_bf16/f16), through
+  /// gemmHalf.
+  virtual void gemmHalfBias(HalfType type, const StridedMemref<uint16_t, 2> &a,
+                            const StridedMemref<uint16_t, 2> &b,
+                            const StridedMemref<float, 1> &bias,
+                            const StridedMemref<float, 2> &c, bool transA,
+                            bool transB, float alpha);
+
+protected:
+  /// The defaults' first half: checks bias against C's columns and writes
+  /// it into every row of C.
+  void broadcastBiasRows(const StridedMemref<float, 1> &bias,
+                         const StridedMemref<float, 2> &c, const char *op);
 };
 
 /// The process's device: the host unless setDevice() installed another.

@@ -31,6 +31,11 @@ public:
 
   /// Adds every input's argument for samples [first, first + count).
   void add(CallArgs &args, int64_t first, int64_t count);
+  /// Reads the arrays read on demand for samples [first, first + count)
+  /// into their spare buffers (DataArray::readAhead), so that the add()
+  /// for them does not wait for the file: called while the device runs the
+  /// step before.
+  void readAhead(int64_t first, int64_t count);
 
 private:
   /// Where sample `s`'s ids start in bag ids input `ids` (s may be the

@@ -98,6 +98,9 @@ struct Manifest {
   std::string strategy;
   /// The cluster the strategy was built for (empty: one node).
   std::vector<ClusterNode> cluster;
+  /// "float32_matmul": "tf32" (--precision=tf32): f32 products and
+  /// convolutions may use TF32 tensor cores.
+  bool tf32 = false;
 
   /// Parses and checks the manifest; throws Error on malformed input.
   static Manifest parse(std::string_view json);
