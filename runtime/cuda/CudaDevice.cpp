@@ -254,9 +254,15 @@ private:
               const void *pa, const void *pb, float *pc, GemmDims dims,
               int64_t lda, int64_t ldb, int64_t ldc, bool transA, bool transB,
               float alpha, float beta, const float *bias = nullptr);
-  /// Whether `bias` can be cuBLASLt's bias pointer: contiguous and 16-byte
-  /// aligned (else the unfused calls).
-  static const float *fusableBias(const Vector1 &bias);
+  /// sgemmBias and gemmHalfBias through CUBLASLT_EPILOGUE_BIAS: false,
+  /// with nothing issued, when it cannot be fused (a bias that is not
+  /// contiguous and 16-byte aligned or not C's columns long, an empty
+  /// product, no cuBLASLt algorithm): the caller runs the unfused default.
+  template <typename T>
+  bool matmulBias(const char *op, cudaDataType_t abType,
+                  const StridedMemref<T, 2> &a, const StridedMemref<T, 2> &b,
+                  const Vector1 &bias, const Matrix &c, GemmDims dims,
+                  bool transA, bool transB, float alpha);
 
   std::string gpuName_;
   int major_ = 0, minor_ = 0;
@@ -770,29 +776,32 @@ void CudaDevice::gemmHalf(HalfType type, const HalfMatrix &a,
          beta);
 }
 
-const float *CudaDevice::fusableBias(const Vector1 &bias) {
+template <typename T>
+bool CudaDevice::matmulBias(const char *op, cudaDataType_t abType,
+                            const StridedMemref<T, 2> &a,
+                            const StridedMemref<T, 2> &b, const Vector1 &bias,
+                            const Matrix &c, GemmDims dims, bool transA,
+                            bool transB, float alpha) {
   const float *p = bias.aligned + bias.offset;
   bool contiguous = bias.sizes[0] <= 1 || bias.strides[0] == 1;
-  return contiguous && reinterpret_cast<uintptr_t>(p) % 16 == 0 ? p : nullptr;
+  if (!contiguous || reinterpret_cast<uintptr_t>(p) % 16 != 0 ||
+      bias.sizes[0] != dims.n || dims.m == 0 || dims.n == 0 || dims.k == 0)
+    return false;
+  int64_t lda = leadingDim(a, "A", op), ldb = leadingDim(b, "B", op),
+          ldc = leadingDim(c, "C", op);
+  return matmul(op, abType, sizeof(T), a.aligned + a.offset,
+                b.aligned + b.offset, c.aligned + c.offset, dims, lda, ldb, ldc,
+                transA, transB, alpha, 0.0f, p);
 }
 
 void CudaDevice::sgemmBias(const Matrix &a, const Matrix &b,
                            const Vector1 &bias, const Matrix &c, bool transA,
                            bool transB, float alpha) {
   GemmDims dims = gemmDims(a, b, c, transA, transB);
-  const float *pbias = fusableBias(bias);
-  if (pbias && bias.sizes[0] == dims.n && dims.m > 0 && dims.n > 0 &&
-      dims.k > 0) {
-    int64_t lda = leadingDim(a, "A", "sgemm_bias"),
-            ldb = leadingDim(b, "B", "sgemm_bias"),
-            ldc = leadingDim(c, "C", "sgemm_bias");
-    if (matmul("sgemm_bias", CUDA_R_32F, sizeof(float), a.aligned + a.offset,
-               b.aligned + b.offset, c.aligned + c.offset, dims, lda, ldb, ldc,
-               transA, transB, alpha, 0.0f, pbias))
-      return;
-  }
-  // Unfusable (or a bias that does not fit: the default throws).
-  Device::sgemmBias(a, b, bias, c, transA, transB, alpha);
+  // Unfused: the default (which throws on a bias that does not fit).
+  if (!matmulBias("sgemm_bias", CUDA_R_32F, a, b, bias, c, dims, transA, transB,
+                  alpha))
+    Device::sgemmBias(a, b, bias, c, transA, transB, alpha);
 }
 
 void CudaDevice::gemmHalfBias(HalfType type, const HalfMatrix &a,
@@ -800,19 +809,10 @@ void CudaDevice::gemmHalfBias(HalfType type, const HalfMatrix &a,
                               const Matrix &c, bool transA, bool transB,
                               float alpha) {
   GemmDims dims = gemmDims(a, b, c, transA, transB, type);
-  const float *pbias = fusableBias(bias);
-  const char *op = type == HalfType::BF16 ? "gemm_bias_bf16" : "gemm_bias_f16";
-  if (pbias && bias.sizes[0] == dims.n && dims.m > 0 && dims.n > 0 &&
-      dims.k > 0) {
-    int64_t lda = leadingDim(a, "A", op), ldb = leadingDim(b, "B", op),
-            ldc = leadingDim(c, "C", op);
-    if (matmul(op, type == HalfType::BF16 ? CUDA_R_16BF : CUDA_R_16F,
-               sizeof(uint16_t), a.aligned + a.offset, b.aligned + b.offset,
-               c.aligned + c.offset, dims, lda, ldb, ldc, transA, transB, alpha,
-               0.0f, pbias))
-      return;
-  }
-  Device::gemmHalfBias(type, a, b, bias, c, transA, transB, alpha);
+  if (!matmulBias(gemmHalfBiasName(type),
+                  type == HalfType::BF16 ? CUDA_R_16BF : CUDA_R_16F, a, b, bias,
+                  c, dims, transA, transB, alpha))
+    Device::gemmHalfBias(type, a, b, bias, c, transA, transB, alpha);
 }
 
 bool CudaDevice::matmul(const char *op, cudaDataType_t abType,

@@ -371,15 +371,15 @@ extern "C" void _mlir_ciface_autodist_rt_gemm_f16(StridedMemref<uint16_t, 2> *a,
 }
 
 /// sgemm_bias, gemm_bias_bf16, gemm_bias_f16: C = alpha * op(A) * op(B) +
-/// bias (a row vector), `half` null for f32 A and B.
+/// bias (a row vector); `half` null for f32 A and B.
 namespace {
 template <typename T>
-void gemmBiasCall(const char *name, const HalfType *half,
-                  StridedMemref<T, 2> *a, StridedMemref<T, 2> *b,
-                  StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c,
-                  int32_t transA, int32_t transB, float alpha) {
+void gemmBiasCall(const HalfType *half, StridedMemref<T, 2> *a,
+                  StridedMemref<T, 2> *b, StridedMemref<float, 1> *bias,
+                  StridedMemref<float, 2> *c, int32_t transA, int32_t transB,
+                  float alpha) {
   comm::progressAtOpBoundary();
-  TraceCall traced(name, "blas", [&] {
+  TraceCall traced(half ? gemmHalfBiasName(*half) : "sgemm_bias", "blas", [&] {
     return "\"m\": " + std::to_string(c->sizes[0]) +
            ", \"n\": " + std::to_string(c->sizes[1]) +
            ", \"k\": " + std::to_string(transA ? a->sizes[0] : a->sizes[1]);
@@ -394,32 +394,30 @@ void gemmBiasCall(const char *name, const HalfType *half,
     fatal(e); // as sgemm's
   }
 }
+
 } // namespace
 
 extern "C" void _mlir_ciface_autodist_rt_sgemm_bias(
     StridedMemref<float, 2> *a, StridedMemref<float, 2> *b,
     StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
     int32_t transB, float alpha) {
-  gemmBiasCall<float>("sgemm_bias", nullptr, a, b, bias, c, transA, transB,
-                      alpha);
+  gemmBiasCall<float>(nullptr, a, b, bias, c, transA, transB, alpha);
 }
 
 extern "C" void _mlir_ciface_autodist_rt_gemm_bias_bf16(
     StridedMemref<uint16_t, 2> *a, StridedMemref<uint16_t, 2> *b,
     StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
     int32_t transB, float alpha) {
-  HalfType t = HalfType::BF16;
-  gemmBiasCall<uint16_t>("gemm_bias_bf16", &t, a, b, bias, c, transA, transB,
-                         alpha);
+  const HalfType t = HalfType::BF16;
+  gemmBiasCall(&t, a, b, bias, c, transA, transB, alpha);
 }
 
 extern "C" void _mlir_ciface_autodist_rt_gemm_bias_f16(
     StridedMemref<uint16_t, 2> *a, StridedMemref<uint16_t, 2> *b,
     StridedMemref<float, 1> *bias, StridedMemref<float, 2> *c, int32_t transA,
     int32_t transB, float alpha) {
-  HalfType t = HalfType::F16;
-  gemmBiasCall<uint16_t>("gemm_bias_f16", &t, a, b, bias, c, transA, transB,
-                         alpha);
+  const HalfType t = HalfType::F16;
+  gemmBiasCall(&t, a, b, bias, c, transA, transB, alpha);
 }
 
 namespace {

@@ -167,7 +167,7 @@ void Device::gemmHalfBias(HalfType type, const StridedMemref<uint16_t, 2> &a,
                           const StridedMemref<float, 2> &c, bool transA,
                           bool transB, float alpha) {
   (void)gemmDims(a, b, c, transA, transB, type);
-  broadcastBiasRows(bias, c, gemmHalfName(type));
+  broadcastBiasRows(bias, c, gemmHalfBiasName(type));
   gemmHalf(type, a, b, c, transA, transB, alpha, 1.0f);
 }
 

@@ -32,6 +32,10 @@ GemmDims gemmDims(const Matrix &a, const Matrix &b, const Matrix &c,
 inline const char *gemmHalfName(HalfType type) {
   return type == HalfType::BF16 ? "gemm_bf16" : "gemm_f16";
 }
+/// The same for gemmHalfBias: "gemm_bias_bf16" or "gemm_bias_f16".
+inline const char *gemmHalfBiasName(HalfType type) {
+  return type == HalfType::BF16 ? "gemm_bias_bf16" : "gemm_bias_f16";
+}
 /// The same for gemmHalf (the message names it by gemmHalfName).
 GemmDims gemmDims(const HalfMatrix &a, const HalfMatrix &b, const Matrix &c,
                   bool transA, bool transB, HalfType type);
