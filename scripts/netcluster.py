@@ -37,6 +37,13 @@ import time
 
 PREFIX = "adc"  # every interface and namespace this script makes
 LOCK = "/run/lock/autodist-netcluster.lock"
+# The links' MTU. A real node's NIC segments and coalesces TCP in hardware
+# (TSO, GRO), so its kernel handles about 64 KiB per packet; veth here does
+# neither (packets travel at 1500 bytes), and that per-packet work, done on
+# the ranks' own CPUs, took 18 ms of softirq per step of the staleness bench's
+# MLP (docs/netcluster.md "MTU"). --mtu=1500 gives wire-sized packets.
+DEFAULT_MTU = 65535
+ETHERNET_HEADER = 14
 
 
 class Error(Exception):
@@ -91,8 +98,9 @@ def read_spec(path, ranks_per_node, bandwidth):
 class Cluster:
     """The namespaces, links and bridge of one run; `down` removes them."""
 
-    def __init__(self, nodes):
+    def __init__(self, nodes, mtu=DEFAULT_MTU):
         self.nodes = nodes
+        self.mtu = mtu
         self.tag = f"{PREFIX}{os.getpid()}"  # `clean` reads the pid back
         self.bridge = self.tag + "b"
         self.made_bridge = False
@@ -128,7 +136,9 @@ class Cluster:
             n["ns"], n["host"] = ns, f"node{i}"
             sh("ip", "netns", "add", ns)
             self.namespaces.append(ns)
-            sh("ip", "link", "add", outer, "type", "veth", "peer", "name", inner)
+            mtu = str(self.mtu)
+            sh("ip", "link", "add", outer, "mtu", mtu, "type", "veth",
+               "peer", "name", inner, "mtu", mtu)
             sh("ip", "link", "set", inner, "netns", ns)
             sh("ip", "link", "set", outer, "master", self.bridge, "up")
             inside = ["ip", "netns", "exec", ns]
@@ -137,13 +147,15 @@ class Cluster:
             sh(*inside, "ip", "link", "set", inner, "up")
             if n["gbit"] is not None:
                 # Egress of both ends: the node's sends (inside) and receives
-                # (the bridge's side). The burst holds one GSO segment
-                # (64 KiB), or 0.5 ms of traffic if more: a larger bucket,
-                # refilled while a step computes, let a step's whole
-                # all-reduce pass at line rate (5 ms of burst: 614 KB at
-                # 1.05 Gbit/s took 1.6 ms instead of 4.7).
+                # (the bridge's side). The burst holds 64 KiB or two
+                # packets (tbf drops a packet larger than its bucket), or
+                # 0.5 ms of traffic if more: a larger bucket, refilled while
+                # a step computes, let a step's whole all-reduce pass at
+                # line rate (5 ms of burst: 614 KB at 1.05 Gbit/s took
+                # 1.6 ms instead of 4.7).
                 rate_bits = n["gbit"] * 1e9
-                burst = max(65536, int(rate_bits / 8 / 2000))
+                burst = max(65536, 2 * (self.mtu + ETHERNET_HEADER),
+                            int(rate_bits / 8 / 2000))
                 tbf = ["root", "tbf", "rate", f"{int(rate_bits)}bit",
                        "burst", str(burst), "latency", "50ms"]
                 sh(*inside, "tc", "qdisc", "add", "dev", inner, *tbf)
@@ -171,7 +183,8 @@ class Cluster:
             cpus = f", CPUs {n['cpus']}" if self.split_cpus else ""
             parts.append(f"{n['host']} {n['ip']} ({n['address']}): "
                          f"{n['ranks']} rank{'s' if n['ranks'] != 1 else ''}, {bw}{cpus}")
-        return f"{len(self.nodes)} nodes on {self.subnet}.0/24: " + "; ".join(parts)
+        return (f"{len(self.nodes)} nodes on {self.subnet}.0/24 (MTU {self.mtu}): "
+                + "; ".join(parts))
 
 
 def node_cpus(nodes):
@@ -294,7 +307,7 @@ def run(args):
     if not mpirun:
         raise Error(f"{args.mpirun} not found")
     nodes = read_spec(args.cluster, args.ranks_per_node, args.bandwidth)
-    cluster = Cluster(nodes)
+    cluster = Cluster(nodes, args.mtu)
     child = None
     interrupted = []
 
@@ -355,6 +368,10 @@ def main():
     ap.add_argument("--share-cpus", action="store_true",
                     help="let every node use all CPUs (default: each node its "
                          "own block of them)")
+    ap.add_argument("--mtu", type=int, default=DEFAULT_MTU,
+                    help=f"the links' MTU in bytes, 576-65535 (default "
+                         f"{DEFAULT_MTU}: the 64 KiB packets of a NIC with "
+                         f"TCP segmentation offload)")
     ap.add_argument("--mpirun", default=os.environ.get("AUTODIST_MPIRUN", "mpirun"))
     ap.add_argument("--verbose", action="store_true", help="print the mpirun command")
     ap.add_argument("--quiet", action="store_true", help="do not print the topology")
@@ -380,6 +397,8 @@ def main():
             raise Error("--ranks-per-node must be at least 1")
         if args.bandwidth is not None and not args.bandwidth > 0:
             raise Error("--bandwidth must be a positive number of Gbit/s")
+        if not 576 <= args.mtu <= 65535:
+            raise Error(f"--mtu must be between 576 and 65535 bytes, not {args.mtu}")
         return run(args)
     except Error as e:
         log(f"error: {e}")

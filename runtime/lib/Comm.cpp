@@ -3,6 +3,7 @@
 #include "autodist/runtime/Comm.h"
 #include "AsyncAllreduce.h"
 #include "CommTimeout.h"
+#include "autodist/runtime/MpiTransport.h"
 #include "autodist/runtime/Placement.h"
 
 #include <algorithm>
@@ -78,6 +79,7 @@ void init(int *argc, char ***argv, Progress progress) {
   static const bool launched = launchedAsRank();
   if (init || done || !launched)
     return;
+  raiseTcpEagerLimit();
   if (progress == Progress::Thread) {
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);

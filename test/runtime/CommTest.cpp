@@ -3,10 +3,13 @@
 #include "autodist/runtime/Comm.h"
 #include "CollectiveAbi.h"
 #include "autodist/runtime/Memref.h"
+#include "autodist/runtime/MpiTransport.h"
 #include "autodist/runtime/Placement.h"
 #include "autodist/runtime/Traffic.h"
 
+#include <cstdlib>
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 using namespace autodist::rt;
 
@@ -16,6 +19,25 @@ TEST(Comm, SingleProcessIsAGroupOfOne) {
   EXPECT_EQ(comm::localSize(), 1);
   EXPECT_EQ(comm::allreduceMax(3), 3);
   EXPECT_EQ(comm::allreduceMin(-2), -2);
+}
+
+// Before MPI starts, the runtime raises Open MPI's TCP eager limit so that a
+// started collective's messages need no rendezvous, but a value the launch
+// gives (the environment, mpirun --mca) wins.
+TEST(Comm, RaisesTheTcpEagerLimitUnlessTheLaunchSetsIt) {
+#ifdef OPEN_MPI
+  const char *var = "OMPI_MCA_btl_tcp_eager_limit";
+  unsetenv(var);
+  comm::raiseTcpEagerLimit();
+  ASSERT_NE(std::getenv(var), nullptr);
+  EXPECT_STREQ(std::getenv(var), "4194304");
+  setenv(var, "1000", 1);
+  comm::raiseTcpEagerLimit();
+  EXPECT_STREQ(std::getenv(var), "1000");
+  unsetenv(var);
+#else
+  GTEST_SKIP() << "not Open MPI";
+#endif
 }
 
 TEST(Comm, AllreduceIsIdentityForOneRank) {
