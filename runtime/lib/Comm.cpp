@@ -79,7 +79,7 @@ void init(int *argc, char ***argv, Progress progress) {
   static const bool launched = launchedAsRank();
   if (init || done || !launched)
     return;
-  raiseTcpEagerLimit();
+  setOpenMpiDefaults();
   if (progress == Progress::Thread) {
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);

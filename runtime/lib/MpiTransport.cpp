@@ -1,4 +1,4 @@
-//===- MpiTransport.cpp - Transport settings made before MPI starts -------===//
+//===- MpiTransport.cpp - Settings made before MPI starts -----------------===//
 
 #include "autodist/runtime/MpiTransport.h"
 
@@ -7,9 +7,16 @@
 
 namespace autodist::rt::comm {
 
-void raiseTcpEagerLimit() {
+const char *iallreduceAlgorithm(int worldSize) {
+  return worldSize == 2 ? "4" : "3";
+}
+
+void setOpenMpiDefaults() {
 #ifdef OPEN_MPI
   setenv("OMPI_MCA_btl_tcp_eager_limit", kTcpEagerLimit, /*overwrite=*/0);
+  if (const char *size = std::getenv("OMPI_COMM_WORLD_SIZE"))
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm",
+           iallreduceAlgorithm(std::atoi(size)), /*overwrite=*/0);
 #endif
 }
 

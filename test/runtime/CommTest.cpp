@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <string>
 
 using namespace autodist::rt;
 
@@ -21,20 +22,38 @@ TEST(Comm, SingleProcessIsAGroupOfOne) {
   EXPECT_EQ(comm::allreduceMin(-2), -2);
 }
 
-// Before MPI starts, the runtime raises Open MPI's TCP eager limit so that a
-// started collective's messages need no rendezvous, but a value the launch
-// gives (the environment, mpirun --mca) wins.
-TEST(Comm, RaisesTheTcpEagerLimitUnlessTheLaunchSetsIt) {
+// Before MPI starts, the runtime sets Open MPI's TCP eager limit (so that a
+// started collective's messages need no rendezvous) and libnbc's all-reduce
+// algorithm for the job's size, but values the launch gives (the
+// environment, mpirun --mca) win.
+TEST(Comm, SetsOpenMpiDefaultsUnlessTheLaunchSetsThem) {
+  EXPECT_STREQ(comm::iallreduceAlgorithm(2), "4"); // recursive doubling
+  EXPECT_STREQ(comm::iallreduceAlgorithm(4), "3"); // reduce-scatter+allgather
 #ifdef OPEN_MPI
-  const char *var = "OMPI_MCA_btl_tcp_eager_limit";
-  unsetenv(var);
-  comm::raiseTcpEagerLimit();
-  ASSERT_NE(std::getenv(var), nullptr);
-  EXPECT_STREQ(std::getenv(var), "4194304");
-  setenv(var, "1000", 1);
-  comm::raiseTcpEagerLimit();
-  EXPECT_STREQ(std::getenv(var), "1000");
-  unsetenv(var);
+  const char *eager = "OMPI_MCA_btl_tcp_eager_limit";
+  const char *alg = "OMPI_MCA_coll_libnbc_iallreduce_algorithm";
+  const char *size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  std::string savedSize = size ? size : "";
+  unsetenv(eager);
+  unsetenv(alg);
+  setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  comm::setOpenMpiDefaults();
+  ASSERT_NE(std::getenv(eager), nullptr);
+  EXPECT_STREQ(std::getenv(eager), "4194304");
+  ASSERT_NE(std::getenv(alg), nullptr);
+  EXPECT_STREQ(std::getenv(alg), "4");
+  setenv(eager, "1000", 1);
+  setenv(alg, "1", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
+  comm::setOpenMpiDefaults();
+  EXPECT_STREQ(std::getenv(eager), "1000");
+  EXPECT_STREQ(std::getenv(alg), "1");
+  unsetenv(eager);
+  unsetenv(alg);
+  if (size)
+    setenv("OMPI_COMM_WORLD_SIZE", savedSize.c_str(), 1);
+  else
+    unsetenv("OMPI_COMM_WORLD_SIZE");
 #else
   GTEST_SKIP() << "not Open MPI";
 #endif
