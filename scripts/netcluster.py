@@ -37,13 +37,25 @@ import time
 
 PREFIX = "adc"  # every interface and namespace this script makes
 LOCK = "/run/lock/autodist-netcluster.lock"
-# The links' MTU. A real node's NIC segments and coalesces TCP in hardware
-# (TSO, GRO), so its kernel handles about 64 KiB per packet; veth here does
-# neither (packets travel at 1500 bytes), and that per-packet work, done on
-# the ranks' own CPUs, took 18 ms of softirq per step of the staleness bench's
-# MLP (docs/netcluster.md "MTU"). --mtu=1500 gives wire-sized packets.
-DEFAULT_MTU = 65535
+# The links' MTU, unless --mtu gives one: as large as keeps a packet within
+# PACKET_TIME_S of the slowest link's rate, between 1500 and 65535 bytes. A
+# real node's NIC segments and coalesces TCP in hardware (TSO, GRO), so its
+# kernel handles about 64 KiB per packet, which a fast wire carries in
+# microseconds; veth here does neither (packets travel at 1500 bytes), and
+# that per-packet work, done on the ranks' own CPUs, took 18 ms of softirq per
+# step of the staleness bench's MLP. On a slow emulated link a large packet
+# would instead make the shaping coarse: tbf's bucket must hold two of them,
+# and an idle link would pass that much at once (docs/netcluster.md "MTU").
+PACKET_TIME_S = 0.5e-3
+MIN_MTU, MAX_MTU = 1500, 65535
 ETHERNET_HEADER = 14
+
+
+def auto_mtu(nodes):
+    rates = [n["gbit"] * 1e9 / 8 for n in nodes if n["gbit"] is not None]
+    if not rates:
+        return MAX_MTU
+    return int(min(MAX_MTU, max(MIN_MTU, min(rates) * PACKET_TIME_S)))
 
 
 class Error(Exception):
@@ -98,9 +110,9 @@ def read_spec(path, ranks_per_node, bandwidth):
 class Cluster:
     """The namespaces, links and bridge of one run; `down` removes them."""
 
-    def __init__(self, nodes, mtu=DEFAULT_MTU):
+    def __init__(self, nodes, mtu=None):
         self.nodes = nodes
-        self.mtu = mtu
+        self.mtu = mtu if mtu is not None else auto_mtu(nodes)
         self.tag = f"{PREFIX}{os.getpid()}"  # `clean` reads the pid back
         self.bridge = self.tag + "b"
         self.made_bridge = False
@@ -147,15 +159,17 @@ class Cluster:
             sh(*inside, "ip", "link", "set", inner, "up")
             if n["gbit"] is not None:
                 # Egress of both ends: the node's sends (inside) and receives
-                # (the bridge's side). The burst holds 64 KiB or two
-                # packets (tbf drops a packet larger than its bucket), or
-                # 0.5 ms of traffic if more: a larger bucket, refilled while
-                # a step computes, let a step's whole all-reduce pass at
-                # line rate (5 ms of burst: 614 KB at 1.05 Gbit/s took
-                # 1.6 ms instead of 4.7).
+                # (the bridge's side). The burst holds two packets (tbf
+                # drops a packet larger than its bucket), or 0.5 ms of
+                # traffic if more: a larger bucket, refilled while a step
+                # computes, lets a step's all-reduce pass at line rate (5 ms
+                # of burst: 614 KB at 1.05 Gbit/s took 1.6 ms instead of
+                # 4.7; at 17 Mbit/s a 131 KB bucket carried most of the
+                # GPT's 214 KB synchronous all-reduce at line rate: 36 ms
+                # per step against the 100 ms of a link that never idles).
                 rate_bits = n["gbit"] * 1e9
-                burst = max(65536, 2 * (self.mtu + ETHERNET_HEADER),
-                            int(rate_bits / 8 / 2000))
+                burst = max(2 * (self.mtu + ETHERNET_HEADER),
+                            int(rate_bits / 8 * PACKET_TIME_S))
                 tbf = ["root", "tbf", "rate", f"{int(rate_bits)}bit",
                        "burst", str(burst), "latency", "50ms"]
                 sh(*inside, "tc", "qdisc", "add", "dev", inner, *tbf)
@@ -368,10 +382,10 @@ def main():
     ap.add_argument("--share-cpus", action="store_true",
                     help="let every node use all CPUs (default: each node its "
                          "own block of them)")
-    ap.add_argument("--mtu", type=int, default=DEFAULT_MTU,
-                    help=f"the links' MTU in bytes, 576-65535 (default "
-                         f"{DEFAULT_MTU}: the 64 KiB packets of a NIC with "
-                         f"TCP segmentation offload)")
+    ap.add_argument("--mtu", type=int,
+                    help="the links' MTU in bytes, 576-65535 (default: a "
+                         "packet's worth of 0.5 ms at the slowest link's "
+                         "rate, 1500-65535)")
     ap.add_argument("--mpirun", default=os.environ.get("AUTODIST_MPIRUN", "mpirun"))
     ap.add_argument("--verbose", action="store_true", help="print the mpirun command")
     ap.add_argument("--quiet", action="store_true", help="do not print the topology")
@@ -397,7 +411,7 @@ def main():
             raise Error("--ranks-per-node must be at least 1")
         if args.bandwidth is not None and not args.bandwidth > 0:
             raise Error("--bandwidth must be a positive number of Gbit/s")
-        if not 576 <= args.mtu <= 65535:
+        if args.mtu is not None and not 576 <= args.mtu <= 65535:
             raise Error(f"--mtu must be between 576 and 65535 bytes, not {args.mtu}")
         return run(args)
     except Error as e:

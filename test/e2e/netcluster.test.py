@@ -61,7 +61,7 @@ check("2 nodes x 2 ranks, ranks 0-1 on the chief",
       r.returncode == 0 and lines == ["rank 0 on node0", "rank 1 on node0",
                                       "rank 2 on node1", "rank 3 on node1"],
       r.stdout + r.stderr)
-check("topology printed", re.search(r"2 nodes on 198\.1[89]\.[0-9]+\.0/24 \(MTU 65535\): node0 \S+ "
+check("topology printed", re.search(r"2 nodes on 198\.1[89]\.[0-9]+\.0/24 \(MTU 31250\): node0 \S+ "
                                     r"\(10\.0\.0\.1\): 2 ranks, 0\.5 Gbit/s, CPUs [0-9,]+; node1 \S+ "
                                     r"\(10\.0\.0\.2\): 2 ranks, 2 Gbit/s, CPUs [0-9,]+", r.stderr) is not None,
       r.stderr)
@@ -98,13 +98,13 @@ check("--bandwidth overrides every node", "rate 250Mbit" in r.stdout
       and "rate 500Mbit" not in r.stdout, r.stdout + r.stderr)
 check("exit status of the job", r.returncode == 3, f"exit {r.returncode}")
 
-# The links' MTU: 64 KiB packets by default (what a NIC with segmentation
-# offload hands the kernel), --mtu for others; tbf's bucket holds such a
-# packet (a job that moves data through it finishes).
+# The links' MTU: by default a packet's worth of 0.5 ms at the slowest link
+# (0.5 Gbit/s here: 31250 bytes), --mtu for others; tbf's bucket holds two
+# such packets (the jobs that move data through it, above, finished).
 r = nc("run", f"--cluster={two}", "--ranks-per-node=1", "--quiet", "--", "sh", "-c",
        'cat /sys/class/net/*p[0-9]*/mtu')
-check("links at MTU 65535 by default", r.returncode == 0
-      and r.stdout.split() == ["65535", "65535"], r.stdout + r.stderr)
+check("links at MTU 31250 by default", r.returncode == 0
+      and r.stdout.split() == ["31250", "31250"], r.stdout + r.stderr)
 r = nc("run", f"--cluster={two}", "--ranks-per-node=1", "--mtu=1500", "--quiet", "--",
        "sh", "-c", 'cat /sys/class/net/*p[0-9]*/mtu')
 check("--mtu sets the links' MTU", r.returncode == 0
