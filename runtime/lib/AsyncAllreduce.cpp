@@ -17,6 +17,7 @@
 
 #include "AsyncAllreduce.h"
 #include "CommTimeout.h"
+#include "autodist/runtime/MpiTransport.h"
 
 #include <algorithm>
 #include <atomic>
@@ -159,7 +160,9 @@ int allreduceStart(float *data, int64_t n) {
   if (multi) {
     poke();
     p.call = beginCollective("allreduce_start", n * sizeof(float));
-    constexpr int64_t chunk = 1 << 30; // MPI counts are int
+    // Chunks whose messages stay eager (no rendezvous to wait for between
+    // two progress calls); the sum is per element, so unchanged.
+    constexpr int64_t chunk = kStartedAllreduceChunkBytes / sizeof(float);
     for (int64_t done = 0; done < n; done += chunk) {
       p.requests.emplace_back();
       MPI_Iallreduce(MPI_IN_PLACE, data + done,

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <mpi.h>
+#include <string>
 
 namespace autodist::rt::comm {
 
@@ -13,7 +14,8 @@ const char *iallreduceAlgorithm(int worldSize) {
 
 void setOpenMpiDefaults() {
 #ifdef OPEN_MPI
-  setenv("OMPI_MCA_btl_tcp_eager_limit", kTcpEagerLimit, /*overwrite=*/0);
+  setenv("OMPI_MCA_btl_tcp_eager_limit",
+         std::to_string(kTcpEagerLimitBytes).c_str(), /*overwrite=*/0);
   if (const char *size = std::getenv("OMPI_COMM_WORLD_SIZE"))
     setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm",
            iallreduceAlgorithm(std::atoi(size)), /*overwrite=*/0);

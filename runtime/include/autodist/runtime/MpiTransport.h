@@ -18,11 +18,17 @@
 #ifndef AUTODIST_RUNTIME_MPITRANSPORT_H
 #define AUTODIST_RUNTIME_MPITRANSPORT_H
 
+#include <cstdint>
+
 namespace autodist::rt::comm {
 
-/// The TCP eager limit comm::init sets: the chunks of buckets up to 4 MiB per
-/// rank pair travel without a rendezvous.
-inline constexpr const char *kTcpEagerLimit = "4194304";
+/// The TCP eager limit comm::init sets (bytes).
+inline constexpr int64_t kTcpEagerLimitBytes = 4 << 20;
+
+/// A started all-reduce is issued as MPI_Iallreduce calls of at most this
+/// many bytes, so that each message of a 2-rank exchange (the whole chunk)
+/// stays under the eager limit with the headers MPI adds.
+inline constexpr int64_t kStartedAllreduceChunkBytes = kTcpEagerLimitBytes / 2;
 
 /// libnbc's MPI_Iallreduce algorithm for a job of `worldSize` ranks (the
 /// values of coll_libnbc_iallreduce_algorithm): with 2 ranks recursive
@@ -32,7 +38,7 @@ inline constexpr const char *kTcpEagerLimit = "4194304";
 /// ranks.
 const char *iallreduceAlgorithm(int worldSize);
 
-/// Under Open MPI, sets OMPI_MCA_btl_tcp_eager_limit and
+/// Under Open MPI, sets OMPI_MCA_btl_tcp_eager_limit (kTcpEagerLimitBytes) and
 /// OMPI_MCA_coll_libnbc_iallreduce_algorithm (for the world size in
 /// OMPI_COMM_WORLD_SIZE) where the environment does not have them (mpirun's
 /// `--mca` arrives that way too). A no-op with other MPIs. Call before
