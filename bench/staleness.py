@@ -178,7 +178,8 @@ COMPENSATIONS = {
 }
 
 
-def speed(a, m, work, env):
+def speed(a, m, work, env, variants=None):
+    variants = variants or VARIANTS
     spec = os.path.join(work, f"{m.name}.cluster.yaml")
     write_spec(spec, 1.0)  # for the 1-rank calibration only
     one = os.path.join(work, f"{m.name}.sync.train")
@@ -203,7 +204,7 @@ def speed(a, m, work, env):
         gbit *= comm / compute
     write_spec(spec, gbit)
     exes = {}
-    for v, flags in VARIANTS.items():
+    for v, flags in variants.items():
         exes[v] = os.path.join(work, f"{m.name}.speed{len(exes)}.train")
         compile_model(m, exes[v], spec, flags)
     explain = run([COMPILER, m.onnx, "--train", f"--cluster={spec}", "--explain",
@@ -211,10 +212,10 @@ def speed(a, m, work, env):
                    os.path.join(work, f"{m.name}.strategy.json")] + m.flags)
     stale_auto = [l.split()[0] for l in explain.splitlines()
                   if l.rstrip().endswith(" yes")]
-    times = {v: [] for v in VARIANTS}
+    times = {v: [] for v in variants}
     for r in range(a.rounds):
-        for v in VARIANTS:
-            k = list(VARIANTS).index(v)
+        for v in variants:
+            k = list(variants).index(v)
             log = os.path.join(work, f"{m.name}.speed{k}.{r}.jsonl")
             train(exes[v], m, log, a.steps, spec=spec, env=env)
             times[v].append(median_step_s(log))
