@@ -15,7 +15,9 @@ and two synchronous probes scale it until the step's communication (its
 time minus T) is T. Reports the median step time of
 synchronous all-reduce, stale with the automatic stale set (--stale=auto,
 the cost model fed that bandwidth) and stale with every parameter stale,
-interleaved over --rounds rounds, as samples/s ratios.
+interleaved over --rounds rounds, as samples/s ratios, and the wire bound
+of any schedule: a step is at least its gradients' time on the link
+(B*8/rate), so stale / sync is at most sync / max(T, wire).
 
 Accuracy: the MLP on digits (--acc-steps steps) and the GPT decoder on its
 language-modelling task (predict the next token, id + 1 mod 64, with 30% of
@@ -222,8 +224,12 @@ def speed(a, m, work, env, variants=None):
             print(f"  {m.name} round {r + 1}: {v}: {1e3 * times[v][-1]:.2f} ms/step",
                   flush=True)
     med = {v: statistics.median(t) for v, t in times.items()}
+    # No schedule makes a step shorter than its gradients' time on the link:
+    # stale / sync is at most sync / max(computation, wire).
+    wire = nbytes * 8 / (gbit * 1e9)
     return {"compute_ms": 1e3 * compute, "bytes_per_step": nbytes,
-            "bandwidth_gbit": gbit, "stale_auto": stale_auto,
+            "bandwidth_gbit": gbit, "stale_auto": stale_auto, "wire_ms": 1e3 * wire,
+            "wire_bound": med["sync"] / max(compute, wire),
             "median_step_ms": {v: 1e3 * t for v, t in med.items()},
             "samples_per_s": {v: 2 * m.batch / t for v, t in med.items()},
             "speedup": {v: med["sync"] / t for v, t in med.items()},
@@ -331,16 +337,18 @@ def main():
     lines = ["Speed: 2 emulated nodes x 1 rank; the link set so that synchronous "
              "communication ~ computation (B*8/T); median of "
              f"{a.rounds} rounds of the median step over {a.steps} steps.", "",
-             "| model | computation (ms) | bytes/step | link (Gbit/s) | sync (ms) | "
-             "stale auto (ms) | stale all (ms) | auto / sync | all / sync | auto set |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| model | computation (ms) | bytes/step | link (Gbit/s) | wire (ms) | sync (ms) | "
+             "stale auto (ms) | stale all (ms) | auto / sync | all / sync | wire bound | "
+             "auto set |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, s in result["speed"].items():
         t = s["median_step_ms"]
         lines.append(
             f"| {name} | {s['compute_ms']:.2f} | {s['bytes_per_step']} | "
-            f"{s['bandwidth_gbit']:.3g} | {t['sync']:.2f} | {t['stale (auto)']:.2f} | "
-            f"{t['stale (all)']:.2f} | {s['speedup']['stale (auto)']:.2f}x | "
-            f"{s['speedup']['stale (all)']:.2f}x | {len(s['stale_auto'])} params |")
+            f"{s['bandwidth_gbit']:.3g} | {s['wire_ms']:.2f} | {t['sync']:.2f} | "
+            f"{t['stale (auto)']:.2f} | {t['stale (all)']:.2f} | "
+            f"{s['speedup']['stale (auto)']:.2f}x | {s['speedup']['stale (all)']:.2f}x | "
+            f"{s['wire_bound']:.2f}x | {len(s['stale_auto'])} params |")
     if result["accuracy"]:
         lines += ["", "Accuracy: final loss (mean of the last 10 steps), all "
                   "parameters stale.", "",

@@ -180,9 +180,6 @@ def main():
             sp = staleness.speed(a, staleness.Model(name, onnx, syn, batch, flags), work, env,
                                  SPEED_VARIANTS)
             sp.pop("runs_ms")
-            wire_ms = sp["bytes_per_step"] * 8 / (sp["bandwidth_gbit"] * 1e9) * 1e3
-            sp["wire_ms"] = wire_ms
-            sp["ceiling"] = sp["median_step_ms"]["sync"] / max(sp["compute_ms"], wire_ms)
             acc = {}
             for task, (make, task_batch) in tasks.items():
                 data = os.path.join(work, f"{name}-{task}.npz")
@@ -207,7 +204,7 @@ def main():
               f"{len(sp['stale_auto'])} parameters: {', '.join(sp['stale_auto']) or '(empty)'}")
         print(f"  samples/s vs sync: stale (auto) {s['stale (auto)']:.2f}x, stale (all) "
               f"{s['stale (all)']:.2f}x, stale + WP (auto) {s['stale + WP (auto)']:.2f}x; "
-              f"wire bound sync / max(compute, wire) {sp['ceiling']:.2f}x")
+              f"wire bound sync / max(compute, wire) {sp['wire_bound']:.2f}x")
         for task, acc in r["accuracy"].items():
             c = acc["relative_to_sync"]
             print(f"  {task}, final loss: " + ", ".join(

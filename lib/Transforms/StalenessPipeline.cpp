@@ -389,16 +389,29 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
                         g));
   }
 
-  // What stays synchronous (e.g. the loss) keeps a bucket of its own.
+  // What stays synchronous (e.g. the loss) keeps a bucket of its own, right
+  // after the last of its values is computed, as dist-split-buckets places
+  // its buckets: the stale gradients, computed last, no longer hold it back,
+  // and dist-overlap-collectives can then hide it behind the rest of the
+  // backward pass (StaleSetModel assumes it does).
   SmallVector<Value> rest;
   SmallVector<unsigned> restIdx;
+  Block *body = bucket->getBlock();
+  Operation *lastDef = nullptr;
   for (auto [i, v] : llvm::enumerate(bucket.getInputs()))
     if (!staleResults.contains(i)) {
       rest.push_back(v);
       restIdx.push_back(i);
+      Operation *def = v.getDefiningOp();
+      def = def ? body->findAncestorOpInBlock(*def) : nullptr;
+      if (def && (!lastDef || lastDef->isBeforeInBlock(def)))
+        lastDef = def;
     }
   if (!rest.empty()) {
-    b.setInsertionPoint(bucket);
+    if (lastDef)
+      b.setInsertionPointAfter(lastDef);
+    else
+      b.setInsertionPoint(bucket);
     auto kept = dist::AllReduceOp::create(b, loc, rest, ValueRange{},
                                           bucket.getKind(), bucket.getGroup());
     for (auto [i, r] : llvm::zip(restIdx, kept.getResults()))

@@ -2,6 +2,7 @@
 // RUN: autodist-opt %s --autodist-build-train-step --dist-strategy="pipeline-depth=1 stale=w1 compensation=delay_compensation stale-warmup=2" --dist-synchronize --dist-staleness-pipeline | FileCheck %s --check-prefix=DC
 // RUN: autodist-opt %s --autodist-build-train-step="optimizer=momentum" --dist-strategy="pipeline-depth=1 stale=w1 compensation=weight_prediction" --dist-synchronize --dist-staleness-pipeline | FileCheck %s --check-prefix=WP
 // RUN: autodist-opt %s --autodist-build-train-step --dist-strategy --dist-synchronize --dist-staleness-pipeline | FileCheck %s --check-prefix=NONE
+// RUN: autodist-opt %s --autodist-build-train-step --dist-strategy="pipeline-depth=1 stale=w1,b1" --dist-synchronize --dist-staleness-pipeline | FileCheck %s --check-prefix=KEPT
 
 // The stale gradient of w1 leaves the synchronous bucket: this step's is
 // started into a future the step returns, and the update applies the one
@@ -70,6 +71,14 @@
 // WP: %[[LOCAL:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
 // WP: nn.momentum_update %[[W1]], %{{.*}}, %[[V]]
 // WP: return {{.*}}, %[[LOCAL]], %{{.*}} : {{.*}}, tensor<8x4xf32>, !dist.future<tensor<8x4xf32>>
+
+// What stays synchronous (w2's gradient and the loss) is reduced right after
+// its last value is computed, before the backward pass of the first layer
+// (whose gradients are stale): dist-overlap-collectives can hide it there.
+// KEPT-LABEL: func.func @train_step
+// KEPT: %[[R:.*]]:2 = dist.all_reduce mean %{{.*}}, %{{.*}} : tensor<8x3xf32>, tensor<f32>
+// KEPT: %[[G:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
+// KEPT: dist.all_reduce_start mean %[[G]], %{{.*}} : tensor<8x4xf32>, tensor<8xf32>
 
 // Without a pipeline the pass changes nothing.
 // NONE-LABEL: func.func @train_step
