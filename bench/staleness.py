@@ -14,7 +14,8 @@ at B*8/T bits per second (a 2-node ring moves B bytes per node each step),
 and two synchronous probes scale it until the step's communication (its
 time minus T) is T. Reports the median step time of
 synchronous all-reduce, stale with the automatic stale set (--stale=auto,
-the cost model fed that bandwidth) and stale with every parameter stale,
+the cost model fed that bandwidth and, through --step-profile, the measured
+computation) and stale with every parameter stale,
 interleaved over --rounds rounds, as samples/s ratios, and the wire bound
 of any schedule: a step is at least its gradients' time on the link
 (B*8/rate), so stale / sync is at most sync / max(T, wire).
@@ -205,13 +206,17 @@ def speed(a, m, work, env, variants=None):
         comm = max(median_step_s(probe) - compute, 0.05 * compute)
         gbit *= comm / compute
     write_spec(spec, gbit)
+    # The automatic stale set costs the step at the computation measured
+    # above (--step-profile) instead of the nominal rate.
+    profile = [f"--step-profile={log}"]
     exes = {}
     for v, flags in variants.items():
         exes[v] = os.path.join(work, f"{m.name}.speed{len(exes)}.train")
-        compile_model(m, exes[v], spec, flags)
+        compile_model(m, exes[v], spec,
+                      flags + (profile if "--stale=auto" in flags else []))
     explain = run([COMPILER, m.onnx, "--train", f"--cluster={spec}", "--explain",
                    "--staleness=1", "--stale=auto", "--emit=strategy", "-o",
-                   os.path.join(work, f"{m.name}.strategy.json")] + m.flags)
+                   os.path.join(work, f"{m.name}.strategy.json")] + profile + m.flags)
     stale_auto = [l.split()[0] for l in explain.splitlines()
                   if l.rstrip().endswith(" yes")]
     times = {v: [] for v in variants}

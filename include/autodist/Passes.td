@@ -208,7 +208,11 @@ def ApplyStrategy : Pass<"dist-strategy", "mlir::ModuleOp"> {
            "delay compensation's lambda">,
     Option<"staleWarmup", "stale-warmup", "int64_t", "-1",
            "synchronous warm-up steps (-1: 1 with weight prediction, else "
-           "0)">
+           "0)">,
+    Option<"stepProfile", "step-profile", "std::string", "\"\"",
+           "metrics log (--log) of the synchronous program: its median step "
+           "time sets dist.step_time, to which the automatic stale set's "
+           "cost model scales its timeline">
   ];
   let dependentDialects = ["autodist::dist::DistDialect"];
 }

@@ -68,7 +68,7 @@ LogicalResult checkOutput(MLIRContext &context, llvm::StringRef flag,
 LogicalResult checkOutputs(MLIRContext &context, const CompileOptions &o,
                            OutputTargets &targets) {
   std::vector<std::string> inputs = {o.input};
-  for (const std::string &in : {o.strategyFile, o.cluster})
+  for (const std::string &in : {o.strategyFile, o.cluster, o.stepProfile})
     if (!in.empty())
       inputs.push_back(in);
   if (failed(checkOutput(context, "-o", o.output, inputs, targets.output)))
@@ -139,6 +139,9 @@ LogicalResult checkFlagCombinations(MLIRContext &context,
       {"dc-lambda", o.compensation == "delay_compensation",
        "needs --compensation=delay_compensation"},
       {"stale-warmup", o.staleness > 0, "needs --staleness"},
+      {"step-profile", o.staleness > 0 && o.stale == "auto",
+       "needs --staleness and --stale=auto (it only informs the automatic "
+       "stale set)"},
       {"cluster", strategies, "needs --train (or --emit=strategy)"},
       {"loss-scale-init", o.precision == "fp16" && training,
        "needs --precision=fp16 and --train"},

@@ -68,6 +68,7 @@ LogicalResult buildTrainingStep(ModuleOp module, const CompileOptions &o) {
   strategy.dcVariant = o.dcVariant;
   strategy.dcLambda = o.dcLambda;
   strategy.staleWarmup = o.staleWarmup;
+  strategy.stepProfile = o.stepProfile;
   pm.addPass(createApplyStrategy(strategy));
   // The servers the builders (or the strategy file) left open.
   PlaceStrategyOptions place;

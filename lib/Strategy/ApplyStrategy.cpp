@@ -3,6 +3,7 @@
 #include "autodist/Passes.h"
 #include "autodist/Strategy/Builders.h"
 #include "autodist/Strategy/ResourceSpec.h"
+#include "autodist/Strategy/StepProfile.h"
 #include "autodist/Strategy/StrategyFile.h"
 #include "autodist/Strategy/Variables.h"
 #include "dist/DistOps.h"
@@ -131,6 +132,13 @@ void ApplyStrategyPass::runOnOperation() {
   FailureOr<dist::ClusterAttr> c = cluster(module);
   if (failed(c))
     return signalPassFailure();
+  if (!stepProfile.empty()) {
+    FailureOr<double> t = readStepProfile(stepProfile, module.getLoc());
+    if (failed(t))
+      return signalPassFailure();
+    module->setAttr(kStepTimeAttrName,
+                    FloatAttr::get(Float64Type::get(&getContext()), *t));
+  }
   FailureOr<dist::StrategyAttr> strategy = failure();
   if (!strategyFile.empty()) {
     strategy = readStrategyFile(strategyFile, module.getLoc());

@@ -144,11 +144,11 @@ struct ExplainStrategyPass
     if (failed(c))
       return failure();
     os << llvm::formatv(
-        "stale (auto): step computation {0:f2} ms (nominal), link {1} "
+        "stale (auto): step computation {0:f2} ms ({4}), link {1} "
         "Gbit/s; communication past the backward pass: {2:f2} ms all "
         "synchronous, {3:f2} ms with this stale set\n",
         c->computeS * 1e3, c->bandwidthGbit, c->exposedAllSyncS * 1e3,
-        c->exposedS * 1e3);
+        c->exposedS * 1e3, c->measured ? "measured" : "nominal");
     os << llvm::formatv("{0,-28} {1,12} {2,12} {3}\n", "parameter",
                         "ready (ms)", "comm (ms)", "stale");
     for (const StaleCandidate &s : c->params)

@@ -6,12 +6,16 @@
 // slowest node's bandwidth (a ring moves 2(n−1)/n of the bytes per node),
 // a synchronous bucket (all-reduce group) starts when its last gradient is
 // ready, and the previous step's stale traffic holds the link at the start
-// of the step. Only the ratio of the two rates matters for the choice; the nominal
-// compute rate is documented in docs/strategies.md.
+// of the step. Only the ratio of the two rates matters for the choice; the
+// nominal compute rate is documented in docs/strategies.md. A measured step
+// time
+// (`dist.step_time`, from --step-profile) replaces it: the timeline is
+// scaled so that the step takes that long.
 //
 //===----------------------------------------------------------------------===//
 
 #include "autodist/Strategy/StaleSetModel.h"
+#include "autodist/Strategy/StepProfile.h"
 
 #include "dist/DistOps.h"
 #include "nn/NNOps.h"
@@ -139,7 +143,14 @@ FailureOr<StaleSetChoice> autodist::chooseStaleSet(ModuleOp module,
     t += flopsOf(&op) / kFlopsPerSecond;
     doneAt[&op] = t;
   }
-  choice.computeS = t;
+  // A measured step: the same timeline at the machine's own pace.
+  double scale = 1;
+  if (auto measured = module->getAttrOfType<FloatAttr>(kStepTimeAttrName);
+      measured && t > 0) {
+    scale = measured.getValueAsDouble() / t;
+    choice.measured = true;
+  }
+  choice.computeS = t * scale;
   step.walk([&](nn::OptimizerUpdateOpInterface u) {
     auto arg = dyn_cast<BlockArgument>(u.getUpdatedParam());
     auto name =
@@ -160,7 +171,7 @@ FailureOr<StaleSetChoice> autodist::chooseStaleSet(ModuleOp module,
     StaleCandidate c;
     c.name = name.getValue().str();
     c.group = sync.getGroup();
-    c.readyS = def ? doneAt.lookup(def) : 0;
+    c.readyS = def ? doneAt.lookup(def) * scale : 0;
     double bytes = numel(g.getType()) * 4;
     c.commS = nodes > 1 ? bytes * 2 * (nodes - 1) / nodes / (bw * 1e9 / 8) : 0;
     choice.params.push_back(std::move(c));

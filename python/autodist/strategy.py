@@ -225,7 +225,9 @@ class Staleness:
     the next step. `stale`: "all", "auto" or a list of parameter names;
     `compensation`: "none", "weight_prediction" (with `estimator`) or
     "delay_compensation" (with `dc_variant`, `dc_lambda`); `warmup`: the
-    synchronous steps first (None: the compiler's default)."""
+    synchronous steps first (None: the compiler's default); `step_profile`:
+    with stale="auto", a metrics log (`--log`) of the synchronous program
+    whose median step time the cost model uses instead of a nominal rate."""
 
     depth: int = 1
     stale: Union[str, Sequence[str]] = "all"
@@ -234,6 +236,7 @@ class Staleness:
     dc_variant: Optional[str] = None
     dc_lambda: Optional[float] = None
     warmup: Optional[int] = None
+    step_profile: Optional[Union[str, os.PathLike]] = None
 
     def _flags(self) -> Flags:
         stale = self.stale if isinstance(self.stale, str) else ",".join(self.stale)
@@ -247,6 +250,8 @@ class Staleness:
             f.append(("dc-lambda", repr(float(self.dc_lambda))))
         if self.warmup is not None:
             f.append(("stale-warmup", str(int(self.warmup))))
+        if self.step_profile is not None:
+            f.append(("step-profile", os.fspath(self.step_profile)))
         return f
 
 

@@ -1,10 +1,14 @@
 """Strategy builders and Strategy objects against the command line."""
 
+import os
+import re
 import subprocess
 
 import pytest
 
 import autodist as ad
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CLI_NAMES = {
     "PS": "ps", "PSLoadBalancing": "ps-lb", "PartitionedPS": "partitioned-ps",
@@ -107,6 +111,28 @@ def test_staleness_reaches_the_strategy(mlp, digits, tmp_path):
     assert exe.strategy.data["pipeline"]["stale"] == ["fc1.weight"]
     run = exe.launch(ranks=2, data=digits, steps=4, batch_size=8, echo=False)
     assert len(run.losses) == 4
+
+
+def test_step_profile_informs_the_automatic_stale_set(mlp, tmp_path):
+    # At the nominal rate the MLP's step takes microseconds and no all-reduce
+    # hides behind its backward pass at 1 Gbit/s: every parameter is stale. A
+    # measured step of 1 s hides them all: none is. The stale set is the
+    # in-flight state of the step.
+    log = tmp_path / "sync.jsonl"
+    log.write_text("".join(f'{{"step": {i}, "time_s": {float(i)}}}\n' for i in range(1, 13)))
+    cluster = os.path.join(REPO, "test", "e2e", "Inputs", "netcluster-2nodes.yaml")
+
+    def stale_set(**profile):
+        out = tmp_path / "s.mlir"
+        ad.compile(mlp, train=ad.Training(), output=out, cluster=cluster, emit="mlir",
+                   staleness=ad.strategy.Staleness(stale="auto", **profile))
+        lists = re.findall(r"dist.inflight_params = \[([^\]]*)\]", out.read_text())
+        return {n.strip().strip('"') for names in lists for n in names.split(",")}
+
+    assert stale_set() == {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}
+    assert stale_set(step_profile=log) == set()
+    with pytest.raises(ad.CompileError, match="cannot read the step profile"):
+        stale_set(step_profile=tmp_path / "missing.jsonl")
 
 
 def test_strategy_given_as_a_file(mlp, tmp_path):

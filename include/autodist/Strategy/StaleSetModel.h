@@ -30,6 +30,7 @@ struct StaleCandidate {
 struct StaleSetChoice {
   llvm::SmallVector<StaleCandidate> params; // in the order they become ready
   double computeS = 0;                      // the whole step's computation
+  bool measured = false; // computeS from dist.step_time, not the nominal rate
   double bandwidthGbit = 0;   // the slowest node link (0: one node)
   double exposedAllSyncS = 0; // communication past the step, nothing stale
   double exposedS = 0;        // the same with the chosen stale set
