@@ -4,8 +4,8 @@ bring them (issue 15, "Done when"): written here in PyTorch, exported with
 torch.onnx, compiled with --staleness=1 --compensation=weight_prediction, and
 measured with bench/staleness.py's method on 2 emulated nodes:
 
-- speed: the link set so that the synchronous program's exposed
-  communication takes as long as its computation; samples/s of stale
+- speed: the link set so that the synchronous communication (one all-reduce
+  of the step's gradients) takes as long as the computation; samples/s of stale
   (automatic stale set, and all parameters; the automatic set with weight
   prediction) against synchronous all-reduce;
   and the wire bound of any schedule: a step cannot be shorter than its
