@@ -8,8 +8,7 @@
 // ready, and the previous step's stale traffic holds the link at the start
 // of the step. Only the ratio of the two rates matters for the choice; the
 // nominal compute rate is documented in docs/strategies.md. A measured step
-// time
-// (`dist.step_time`, from --step-profile) replaces it: the timeline is
+// time (`dist.step_time`, from --step-profile) replaces it: the timeline is
 // scaled so that the step takes that long.
 //
 //===----------------------------------------------------------------------===//

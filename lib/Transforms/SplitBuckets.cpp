@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BucketPlacement.h"
 #include "autodist/Passes.h"
 #include "dist/DistOps.h"
 
@@ -33,18 +34,6 @@ int64_t bytesOf(Value v) {
   if (!t.hasStaticShape())
     return 0;
   return t.getNumElements() * t.getElementTypeBitWidth() / 8;
-}
-
-/// The operation of `block` that computes `v`, or null for a value from
-/// outside the block (an argument, or defined above).
-Operation *definingOpIn(Block *block, Value v) {
-  Operation *def = v.getDefiningOp();
-  return def ? block->findAncestorOpInBlock(*def) : nullptr;
-}
-
-/// Whether `a` is computed after `b` in `block` (null: before everything).
-bool computedAfter(Operation *a, Operation *b) {
-  return a && (!b || b->isBeforeInBlock(a));
 }
 
 /// The operand indices of `ar`, last computed first, cut into consecutive
@@ -83,13 +72,9 @@ void splitAllReduce(dist::AllReduceOp ar,
   SmallVector<Value> replacements(ar.getNumResults());
   for (ArrayRef<unsigned> bucket : plan) {
     SmallVector<Value> values;
-    Operation *last = nullptr;
-    for (unsigned i : bucket) {
+    for (unsigned i : bucket)
       values.push_back(ar.getInputs()[i]);
-      Operation *def = definingOpIn(block, ar.getInputs()[i]);
-      if (computedAfter(def, last))
-        last = def;
-    }
+    Operation *last = lastComputedIn(block, values);
     if (last)
       b.setInsertionPointAfter(last);
     else

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BucketPlacement.h"
 #include "StepState.h"
 #include "autodist/Passes.h"
 #include "autodist/Strategy/StaleSetModel.h"
@@ -396,19 +397,13 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
   // backward pass (StaleSetModel assumes it does).
   SmallVector<Value> rest;
   SmallVector<unsigned> restIdx;
-  Block *body = bucket->getBlock();
-  Operation *lastDef = nullptr;
   for (auto [i, v] : llvm::enumerate(bucket.getInputs()))
     if (!staleResults.contains(i)) {
       rest.push_back(v);
       restIdx.push_back(i);
-      Operation *def = v.getDefiningOp();
-      def = def ? body->findAncestorOpInBlock(*def) : nullptr;
-      if (def && (!lastDef || lastDef->isBeforeInBlock(def)))
-        lastDef = def;
     }
   if (!rest.empty()) {
-    if (lastDef)
+    if (Operation *lastDef = lastComputedIn(bucket->getBlock(), rest))
       b.setInsertionPointAfter(lastDef);
     else
       b.setInsertionPoint(bucket);
