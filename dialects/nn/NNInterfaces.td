@@ -124,7 +124,19 @@ def OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
     InterfaceMethod<"The parameter being updated.", "::mlir::Value",
                     "getUpdatedParam">,
     InterfaceMethod<"The gradient operand (to synchronize).",
-                    "::mlir::OpOperand &", "getGradOperand">
+                    "::mlir::OpOperand &", "getGradOperand">,
+    InterfaceMethod<[{The condition (tensor<i1>) under which every result is
+                      its input unchanged; null when the update always
+                      applies.}], "::mlir::Value", "getHoldCondition", (ins),
+                    [{}], [{ return $_op.getHold(); }]>,
+    InterfaceMethod<[{Sets that condition (null: always applies).}], "void",
+                    "setHoldCondition", (ins "::mlir::Value":$cond), [{}],
+                    [{
+      if (cond)
+        $_op.getHoldMutable().assign(cond);
+      else
+        $_op.getHoldMutable().clear();
+    }]>
   ];
 }
 

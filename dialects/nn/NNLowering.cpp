@@ -983,43 +983,65 @@ static Value decayed(OpBuilder &b, Location l, Value grad, Value param,
   return arith::AddFOp::create(b, l, grad, d);
 }
 
+/// The inputs of an optimizer update's loop: `operands`, then its hold
+/// condition (a rank-0 tensor<i1>, broadcast) when it has one.
+static SmallVector<Value> updateInputs(ValueRange operands, Value hold) {
+  SmallVector<Value> in(operands);
+  if (hold)
+    in.push_back(hold);
+  return in;
+}
+
+/// The results of an update's loop body: `updated`, or with a hold
+/// condition (the last block argument, `args`) `olds` where it is true.
+static SmallVector<Value> heldUnless(OpBuilder &b, Location l, Value hold,
+                                     ValueRange args, ValueRange olds,
+                                     ValueRange updated) {
+  SmallVector<Value> out(updated);
+  if (!hold)
+    return out;
+  for (auto [o, old] : llvm::zip(out, olds))
+    o = arith::SelectOp::create(b, l, args.back(), old, o);
+  return out;
+}
+
+// Each update is one loop over the parameter (every result written once,
+// each input read once), its hold condition applied in that loop.
 Results SgdUpdateOp::lowerToLinalg(OpBuilder &b) {
   float wd = getWeightDecay().convertToFloat();
-  return SmallVector<Value>{
-      buildElementwise(b, getLoc(), getType(), {getParam(), getGrad(), getLr()},
-                       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                         Value g = decayed(nb, l, a[1], a[0], wd);
-                         Value step = arith::MulFOp::create(nb, l, a[2], g);
-                         return arith::SubFOp::create(nb, l, a[0], step);
-                       })};
+  Value hold = getHold();
+  return buildElementwiseResults(
+      b, getLoc(), getType(),
+      updateInputs({getParam(), getGrad(), getLr()}, hold), 1,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value g = decayed(nb, l, a[1], a[0], wd);
+        Value step = arith::MulFOp::create(nb, l, a[2], g);
+        Value p1 = arith::SubFOp::create(nb, l, a[0], step);
+        return heldUnless(nb, l, hold, a, {a[0]}, {p1});
+      });
 }
 
 Results MomentumUpdateOp::lowerToLinalg(OpBuilder &b) {
-  Location loc = getLoc();
-  RankedTensorType type = getParam().getType();
   float wd = getWeightDecay().convertToFloat();
   float mu = getMomentum().convertToFloat();
   bool nesterov = getNesterov();
-  Value v1 = buildElementwise(
-      b, loc, type, {getParam(), getGrad(), getVelocity()},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+  Value hold = getHold();
+  return buildElementwiseResults(
+      b, getLoc(), getParam().getType(),
+      updateInputs({getParam(), getGrad(), getVelocity(), getLr()}, hold), 2,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
         Value g = decayed(nb, l, a[1], a[0], wd);
         Value mv = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, mu));
-        return arith::AddFOp::create(nb, l, mv, g);
-      });
-  Value p1 = buildElementwise(
-      b, loc, type, {getParam(), getGrad(), v1, getLr()},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value step = a[2];
+        Value v1 = arith::AddFOp::create(nb, l, mv, g);
+        Value step = v1;
         if (nesterov) {
-          Value g = decayed(nb, l, a[1], a[0], wd);
-          Value mv = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, mu));
-          step = arith::AddFOp::create(nb, l, g, mv);
+          Value mv1 = arith::MulFOp::create(nb, l, v1, f32Const(nb, l, mu));
+          step = arith::AddFOp::create(nb, l, g, mv1);
         }
         Value s = arith::MulFOp::create(nb, l, a[3], step);
-        return arith::SubFOp::create(nb, l, a[0], s);
+        Value p1 = arith::SubFOp::create(nb, l, a[0], s);
+        return heldUnless(nb, l, hold, a, {a[0], a[2]}, {p1, v1});
       });
-  return SmallVector<Value>{p1, v1};
 }
 
 Results AdamUpdateOp::lowerToLinalg(OpBuilder &b) {
@@ -1030,23 +1052,6 @@ Results AdamUpdateOp::lowerToLinalg(OpBuilder &b) {
   float wd = getWeightDecay().convertToFloat();
   bool decoupled = getDecoupled();
   float gradDecay = decoupled ? 0.0f : wd;
-  Value m1 = buildElementwise(
-      b, loc, type, {getParam(), getGrad(), getM()},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value g = decayed(nb, l, a[1], a[0], gradDecay);
-        Value x = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, b1));
-        Value y = arith::MulFOp::create(nb, l, g, f32Const(nb, l, 1.0f - b1));
-        return arith::AddFOp::create(nb, l, x, y);
-      });
-  Value v1 = buildElementwise(
-      b, loc, type, {getParam(), getGrad(), getV()},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value g = decayed(nb, l, a[1], a[0], gradDecay);
-        Value x = arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, b2));
-        Value gg = arith::MulFOp::create(nb, l, g, g);
-        Value y = arith::MulFOp::create(nb, l, gg, f32Const(nb, l, 1.0f - b2));
-        return arith::AddFOp::create(nb, l, x, y);
-      });
   // Bias corrections from the step number, once per call (torch's form:
   // step_size = lr / bc1, denom = sqrt(v) / sqrt(bc2) + eps).
   Value lr = tensor::ExtractOp::create(b, loc, getLr(), ValueRange{});
@@ -1060,22 +1065,31 @@ Results AdamUpdateOp::lowerToLinalg(OpBuilder &b) {
   Value bc2Sqrt = math::SqrtOp::create(b, loc, bc2);
   Value shrink = arith::SubFOp::create(
       b, loc, one, arith::MulFOp::create(b, loc, lr, f32Const(b, loc, wd)));
-  Value p1 = buildElementwise(
-      b, loc, type, {getParam(), m1, v1},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+  Value hold = getHold();
+  return buildElementwiseResults(
+      b, loc, type, updateInputs({getParam(), getGrad(), getM(), getV()}, hold),
+      3, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value g = decayed(nb, l, a[1], a[0], gradDecay);
+        Value m1 = arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, a[2], f32Const(nb, l, b1)),
+            arith::MulFOp::create(nb, l, g, f32Const(nb, l, 1.0f - b1)));
+        Value gg = arith::MulFOp::create(nb, l, g, g);
+        Value v1 = arith::AddFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, a[3], f32Const(nb, l, b2)),
+            arith::MulFOp::create(nb, l, gg, f32Const(nb, l, 1.0f - b2)));
         Value p = decoupled && wd != 0.0f
                       ? arith::MulFOp::create(nb, l, a[0], shrink).getResult()
                       : a[0];
         Value denom = arith::AddFOp::create(
             nb, l,
-            arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, a[2]),
+            arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, v1),
                                   bc2Sqrt),
             f32Const(nb, l, eps));
         Value upd = arith::MulFOp::create(
-            nb, l, stepSize, arith::DivFOp::create(nb, l, a[1], denom));
-        return arith::SubFOp::create(nb, l, p, upd);
+            nb, l, stepSize, arith::DivFOp::create(nb, l, m1, denom));
+        Value p1 = arith::SubFOp::create(nb, l, p, upd);
+        return heldUnless(nb, l, hold, a, {a[0], a[2], a[3]}, {p1, m1, v1});
       });
-  return SmallVector<Value>{p1, m1, v1};
 }
 
 /// The number of elements of `v` (dynamic dims included) as an f32.

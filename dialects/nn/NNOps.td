@@ -21,6 +21,7 @@ def NN_F32Tensor : RankedTensorOf<[F32]>;
 def NN_F32Scalar : 0DTensorOf<[F32]>;
 def NN_LabelTensor : RankedTensorOf<[I64]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
+def NN_BoolScalar : 0DTensorOf<[I1]>;
 /// Operands of a matrix product: f32, or a 16-bit float that
 /// autodist-mixed-precision casts them to (accumulated in f32).
 def NN_ContractionTensor : RankedTensorOf<[F32, BF16, F16]>;
@@ -1019,13 +1020,18 @@ def NN_SgdUpdateOp : NN_Op<"sgd_update",
      DeclareOpInterfaceMethods<OptimizerUpdateOpInterface>]> {
   let summary = "Plain SGD step: param - lr * (grad + weight_decay * param)";
   let description = [{
+    With `hold` (a tensor<i1>) true, every result is its input unchanged
+    (the parameter and its optimizer state): a step that changes nothing (a
+    non-finite fp16 gradient, the staleness pipeline's step with nothing in
+    flight) in the update's own loop, instead of a select over each result.
+
     ```mlir
     %p1 = nn.sgd_update %p, %g, %lr
         : (tensor<32x64xf32>, tensor<32x64xf32>, tensor<f32>) -> tensor<32x64xf32>
     ```
   }];
   let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
-                   NN_F32Scalar:$lr,
+                   NN_F32Scalar:$lr, Optional<NN_BoolScalar>:$hold,
                    DefaultValuedAttr<F32Attr, "0.0">:$weight_decay);
   let results = (outs NN_F32Tensor:$result);
   let hasVerifier = 1;
@@ -1074,6 +1080,10 @@ def NN_MomentumUpdateOp : NN_Op<"momentum_update",
     With `g = grad + weight_decay * param`:
     `v' = momentum * v + g`; the step is `g + momentum * v'` (Nesterov) or
     `v'`; `param' = param - lr * step`.
+    With `hold` (a tensor<i1>) true, every result is its input unchanged
+    (the parameter and its optimizer state): a step that changes nothing (a
+    non-finite fp16 gradient, the staleness pipeline's step with nothing in
+    flight) in the update's own loop, instead of a select over each result.
 
     ```mlir
     %p1, %v1 = nn.momentum_update %p, %g, %v, %lr {momentum = 0.9 : f32}
@@ -1083,6 +1093,7 @@ def NN_MomentumUpdateOp : NN_Op<"momentum_update",
   }];
   let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
                    NN_F32Tensor:$velocity, NN_F32Scalar:$lr,
+                   Optional<NN_BoolScalar>:$hold,
                    DefaultValuedAttr<F32Attr, "0.9">:$momentum,
                    DefaultValuedAttr<BoolAttr, "false">:$nesterov,
                    DefaultValuedAttr<F32Attr, "0.0">:$weight_decay);
@@ -1100,6 +1111,10 @@ def NN_AdamUpdateOp : NN_Op<"adam_update",
     `m' = beta1 m + (1 - beta1) g`, `v' = beta2 v + (1 - beta2) g^2`,
     `param' = param - lr / (1 - beta1^t) * m' / (sqrt(v') / sqrt(1 - beta2^t)
     + epsilon)`.
+    With `hold` (a tensor<i1>) true, every result is its input unchanged
+    (the parameter and its optimizer state): a step that changes nothing (a
+    non-finite fp16 gradient, the staleness pipeline's step with nothing in
+    flight) in the update's own loop, instead of a select over each result.
 
     ```mlir
     %p1, %m1, %v1 = nn.adam_update %p, %g, %m, %v, %lr, %t
@@ -1109,7 +1124,7 @@ def NN_AdamUpdateOp : NN_Op<"adam_update",
   }];
   let arguments = (ins NN_F32Tensor:$param, NN_F32Tensor:$grad,
                    NN_F32Tensor:$m, NN_F32Tensor:$v, NN_F32Scalar:$lr,
-                   NN_F32Scalar:$step,
+                   NN_F32Scalar:$step, Optional<NN_BoolScalar>:$hold,
                    DefaultValuedAttr<F32Attr, "0.9">:$beta1,
                    DefaultValuedAttr<F32Attr, "0.999">:$beta2,
                    DefaultValuedAttr<F32Attr, "1.0e-08">:$epsilon,

@@ -142,6 +142,32 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
+SmallVector<Value> buildElementwiseResults(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    unsigned numResults,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        broadcastMap(ctx, cast<RankedTensorType>(in.getType()), resultType));
+  SmallVector<Value> inits;
+  for (unsigned i = 0; i < numResults; ++i) {
+    maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+    inits.push_back(emptyLike(b, loc, resultType, inputs));
+  }
+  SmallVector<utils::IteratorType> iters(resultType.getRank(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, SmallVector<Type>(numResults, resultType), inputs, inits, maps,
+      iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> v = body(nb, nloc, args.drop_back(numResults));
+        assert(v.size() == numResults && "one scalar per result");
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
 Value buildMappedElementwise(
     OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
     ArrayRef<AffineMap> maps, Value like,

@@ -49,6 +49,15 @@ mlir::Value buildElementwise(
         body,
     mlir::Value init = {});
 
+/// buildElementwise with several results of `resultType`, computed in one
+/// loop: `body` returns one scalar per result.
+llvm::SmallVector<mlir::Value> buildElementwiseResults(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange inputs, unsigned numResults,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(
+        mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>
+        body);
+
 /// Reshapes `input` to `resultType` through tensor.collapse_shape or
 /// tensor.expand_shape when the reshape is one, else tensor.reshape (static
 /// results only); failure when none applies.

@@ -168,7 +168,8 @@ private:
                              Value labels);
   FailureOr<Value> applyOptimizer(OpBuilder &b, Location loc, Value param,
                                   Value grad, ValueRange state, Value lr,
-                                  Value step, SmallVectorImpl<Value> &newState);
+                                  Value step, Value hold,
+                                  SmallVectorImpl<Value> &newState);
   FailureOr<func::FuncOp> buildTrainStep(func::FuncOp forward);
   /// The training settings the manifest records (`seed` when the step
   /// takes the generator's key).
@@ -289,21 +290,23 @@ FailureOr<Value> BuildTrainStepPass::buildLoss(OpBuilder &b, Location loc,
 
 FailureOr<Value> BuildTrainStepPass::applyOptimizer(
     OpBuilder &b, Location loc, Value param, Value grad, ValueRange state,
-    Value lr, Value step, SmallVectorImpl<Value> &newState) {
+    Value lr, Value step, Value hold, SmallVectorImpl<Value> &newState) {
   auto f32 = [&](double v) { return b.getF32FloatAttr(v); };
   if (optimizer == "sgd")
-    return nn::SgdUpdateOp::create(b, loc, param, grad, lr, f32(weightDecay))
+    return nn::SgdUpdateOp::create(b, loc, param, grad, lr, hold,
+                                   f32(weightDecay))
         .getResult();
   if (optimizer == "momentum") {
     auto op = nn::MomentumUpdateOp::create(
-        b, loc, param, grad, state[0], lr, f32(momentum),
+        b, loc, param, grad, state[0], lr, hold, f32(momentum),
         b.getBoolAttr(nesterov), f32(weightDecay));
     newState.push_back(op.getNewVelocity());
     return op.getNewParam();
   }
-  auto op = nn::AdamUpdateOp::create(
-      b, loc, param, grad, state[0], state[1], lr, step, f32(beta1), f32(beta2),
-      f32(epsilon), f32(weightDecay), b.getBoolAttr(optimizer == "adamw"));
+  auto op = nn::AdamUpdateOp::create(b, loc, param, grad, state[0], state[1],
+                                     lr, step, hold, f32(beta1), f32(beta2),
+                                     f32(epsilon), f32(weightDecay),
+                                     b.getBoolAttr(optimizer == "adamw"));
   newState.push_back(op.getNewM());
   newState.push_back(op.getNewV());
   return op.getNewParam();
@@ -574,19 +577,13 @@ BuildTrainStepPass::buildTrainStep(func::FuncOp forward) {
       continue;
     }
     Value param = entry->getArgument(fwdToStep[t.fwdArg]);
-    size_t firstState = newStates.size();
-    FailureOr<Value> p =
-        applyOptimizer(b, loc, param, g, state, lr, stepNo, newStates);
+    // A step with a non-finite gradient changes nothing (GradScaler.step):
+    // the update holds.
+    FailureOr<Value> p = applyOptimizer(b, loc, param, g, state, lr, stepNo,
+                                        foundInf, newStates);
     if (failed(p))
       return failure();
     newParams[t.fwdArg] = *p;
-    // A step with a non-finite gradient changes nothing (GradScaler.step).
-    if (foundInf) {
-      newParams[t.fwdArg] = nn::WhereOp::create(b, loc, foundInf, param, *p);
-      for (auto [i, old] : llvm::enumerate(state))
-        newStates[firstState + i] = nn::WhereOp::create(
-            b, loc, foundInf, old, newStates[firstState + i]);
-    }
   }
   SmallVector<std::string> extraStateNames;
   if (scale) {

@@ -57,6 +57,9 @@ struct FuseElementwisePass
     ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
         patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, allowFusion);
+    // Results nobody reads are not written (a multi-result loop of which
+    // only some results are used, e.g. weight prediction's update).
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     if (failed(

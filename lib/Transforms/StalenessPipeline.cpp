@@ -50,9 +50,9 @@ struct StaleParam {
 /// `warm` for steps 1..W, `idle` for step W+1 (nothing in flight), `predict`
 /// after it.
 struct StepConditions {
-  Value warm, idle, predict; // i1 scalars (warm only when W > 0, predict
-                             // only with weight prediction)
-  Value warmTensor, idleTensor, predictTensor; // the same as tensor<i1>
+  Value warm, idle, predict;       // i1 scalars (warm only when W > 0, predict
+                                   // only with weight prediction)
+  Value idleTensor, predictTensor; // the same as tensor<i1>
 };
 
 class StalenessRewriter {
@@ -81,10 +81,6 @@ private:
                      unsigned index);
   void holdWhileIdle();
 
-  Value zerosLike(Location loc, Value v) {
-    auto t = cast<RankedTensorType>(v.getType());
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(t, 0.0f));
-  }
   Value where(Location loc, Value cond, Value x, Value y) {
     return nn::WhereOp::create(b, loc, x.getType(), cond, x, y);
   }
@@ -161,8 +157,11 @@ LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
              << name << "' is stale but its gradient is transformed after "
              << "the all-reduce (--clip-norm cannot be combined with "
              << "staleness)";
+    // (The hold condition is this step's, and weight prediction drops it.)
     for (OpOperand &use : update->getOpOperands())
-      if (&use != &update.getGradOperand() && !isa<BlockArgument>(use.get()) &&
+      if (&use != &update.getGradOperand() &&
+          use.get() != update.getHoldCondition() &&
+          !isa<BlockArgument>(use.get()) &&
           !use.get().getDefiningOp<arith::ConstantOp>())
         return update->emitOpError("parameter '")
                << name << "': its update reads a computed value other than "
@@ -191,11 +190,9 @@ void StalenessRewriter::buildConditions() {
     return tensor::FromElementsOp::create(b, loc, scalar, c).getResult();
   };
   // Step numbers are exact integers in f32 (the runtime's 1-based count).
-  if (w > 0) {
+  if (w > 0)
     cond.warm = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, s,
                                       f32(w + 0.5));
-    cond.warmTensor = asTensor(cond.warm);
-  }
   cond.idle =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, f32(w + 1));
   cond.idleTensor = asTensor(cond.idle);
@@ -277,7 +274,9 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
   b.setInsertionPointAfterValue(cond.predictTensor);
   Operation *clone = b.clone(*p.update.getOperation());
   clone->setLoc(loc);
-  cast<nn::OptimizerUpdateOpInterface>(clone).getGradOperand().set(estimate);
+  auto predict = cast<nn::OptimizerUpdateOpInterface>(clone);
+  predict.getGradOperand().set(estimate);
+  predict.setHoldCondition({});
   Value predicted = where(loc, cond.predictTensor, clone->getResult(0), p.arg);
   for (OpOperand *use : uses)
     use->set(predicted);
@@ -338,14 +337,12 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
   // wire (a rank pair's messages travel in order: the loss all-reduce of a
   // step would otherwise queue behind the stale bucket).
   b.setInsertionPoint(step.getBody().front().getTerminator());
-  SmallVector<Value> sources = grads;
-  if (cond.warm) // warm-up steps start zeros: nothing is in flight after
-    for (Value &s : sources)
-      s = where(loc, cond.warmTensor, zerosLike(loc, s), s);
+  // Warm-up steps start their gradients too, at no extra pass over them:
+  // what they start is never applied (the next warm-up step reduces its own
+  // synchronously, and the idle step after the last holds).
   auto wait = dist::WaitOp::create(b, loc, in);
-  auto start = dist::AllReduceStartOp::create(b, loc, futureType, sources,
-                                              dist::ReductionKind::Mean,
-                                              bucket.getGroup());
+  auto start = dist::AllReduceStartOp::create(
+      b, loc, futureType, grads, dist::ReductionKind::Mean, bucket.getGroup());
   inflightOut.push_back({b.getStringAttr(name), start.getFuture()});
 
   // The gradient each stale update applies.
@@ -417,11 +414,28 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
 
 /// The step with nothing in flight leaves the stale parameters and their
 /// optimizer state as they were (Opt with a zero gradient would still move
-/// them through momentum or weight decay).
+/// them through momentum or weight decay): their updates hold, in their own
+/// loop; a select keeps any other state of theirs.
 void StalenessRewriter::holdWhileIdle() {
+  DenseSet<Value> held;
+  for (StaleParam &p : params) {
+    Value hold = cond.idleTensor;
+    if (Value other = p.update.getHoldCondition()) {
+      b.setInsertionPoint(p.update);
+      Location loc = p.update->getLoc();
+      Value either = arith::OrIOp::create(
+          b, loc, tensor::ExtractOp::create(b, loc, other, ValueRange{}),
+          cond.idle);
+      hold = tensor::FromElementsOp::create(b, loc, other.getType(), either);
+    }
+    p.update.setHoldCondition(hold);
+    held.insert(p.update->result_begin(), p.update->result_end());
+  }
   Operation *ret = step.getBody().front().getTerminator();
   b.setInsertionPoint(ret);
   for (unsigned i = 0; i < step.getNumResults(); ++i) {
+    if (held.contains(ret->getOperand(i)))
+      continue;
     auto out = step.getResultAttrOfType<StringAttr>(i, "nn.param_out");
     auto state = step.getResultAttrOfType<StringAttr>(i, "nn.state_out");
     Value old;

@@ -7,7 +7,8 @@
 // The stale gradient of w1 leaves the synchronous bucket: this step's is
 // started into a future the step returns, and the update applies the one
 // of the previous step (the future argument, waited for right before the
-// start). The idle step (step 1: nothing in flight) keeps w1 as it was.
+// start). The idle step (step 1: nothing in flight) keeps w1 as it was:
+// its update holds on the idle condition.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: %[[W1:[a-z0-9]+]]: tensor<8x4xf32> {nn.param = "w1"}
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: !dist.future<tensor<8x4xf32>> {dist.inflight = "inflight.0", dist.inflight_params = ["w1"]}
@@ -22,12 +23,12 @@
 // CHECK: %[[R:.*]]:3 = dist.all_reduce mean %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8x3xf32>, tensor<f32>
 // CHECK: %[[PREV:.*]] = dist.wait %[[IN]] : !dist.future<tensor<8x4xf32>>
 // CHECK-NEXT: %[[OUT:.*]] = dist.all_reduce_start mean %[[G]] : tensor<8x4xf32> -> !dist.future<tensor<8x4xf32>>
-// CHECK-NEXT: %[[U:.*]] = nn.sgd_update %[[W1]], %[[PREV]]
-// CHECK: %[[HOLD:.*]] = nn.where %[[IDLET]], %[[W1]], %[[U]]
-// CHECK: return %[[R]]#2, %[[HOLD]], %{{.*}}, %{{.*}}, %[[OUT]]
+// CHECK-NEXT: %[[U:.*]] = nn.sgd_update %[[W1]], %[[PREV]], %{{.*}}, %[[IDLET]] :
+// CHECK-NOT: nn.where
+// CHECK: return %[[R]]#2, %[[U]], %{{.*}}, %{{.*}}, %[[OUT]]
 
-// Delay compensation with 2 warm-up steps: the warm-up steps start zeros
-// and reduce their own gradient synchronously; later steps apply
+// Delay compensation with 2 warm-up steps: the warm-up steps start their
+// gradient (never applied) and reduce it synchronously; later steps apply
 // ḡ + λ·ḡ⊙ḡ⊙(w − w_prev), w_prev a state cache the step rewrites with w.
 // DC-LABEL: func.func @train_step
 // DC-SAME: %[[W1:[a-z0-9]+]]: tensor<8x4xf32> {nn.param = "w1"}
@@ -35,11 +36,10 @@
 // DC-SAME: %[[IN:[a-z0-9]+]]: !dist.future<tensor<8x4xf32>> {dist.inflight = "inflight.0"
 // DC-SAME: tensor<8x4xf32> {nn.state_out = "w1/dc_prev_weight"}, !dist.future<tensor<8x4xf32>> {dist.inflight = "inflight.0"})
 // DC: %[[WARM:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
-// DC: %[[WARMT:.*]] = tensor.from_elements %[[WARM]]
-// DC: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<8x4xf32>
-// DC: %[[SRC:.*]] = nn.where %[[WARMT]], %[[ZERO]], %[[G:.*]] :
-// DC-NEXT: %[[PREV:.*]] = dist.wait %[[IN]]
-// DC-NEXT: %[[OUT:.*]] = dist.all_reduce_start mean %[[SRC]]
+// DC: %[[G:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
+// DC-NOT: nn.where
+// DC: %[[PREV:.*]] = dist.wait %[[IN]]
+// DC-NEXT: %[[OUT:.*]] = dist.all_reduce_start mean %[[G]]
 // DC-NEXT: %[[DW:.*]] = nn.sub %[[W1]], %[[PW]]
 // DC-NEXT: %[[GG:.*]] = nn.mul %[[PREV]], %[[PREV]]
 // DC-NEXT: %[[T:.*]] = nn.mul %[[GG]], %[[DW]]
@@ -55,21 +55,24 @@
 // DC: return {{.*}}, %[[W1]], %[[OUT]] :
 
 // Weight prediction: the forward pass reads Opt(w1, ĝ) (the momentum
-// update on the cached local gradient, its new velocity dropped) from the
-// step after the idle one; the real update reads w1 and its velocity, and
+// update on the cached local gradient, its new velocity dropped, never
+// held) from the step after the idle one; the real update reads w1 and its
+// velocity and holds while idle, and
 // the step caches its own local gradient (each rank its own:
 // dist.per_rank).
 // WP-LABEL: func.func @train_step
 // WP-SAME: %[[W1:[a-z0-9]+]]: tensor<8x4xf32> {nn.param = "w1"}
 // WP-SAME: %[[V:[a-z0-9]+]]: tensor<8x4xf32> {nn.state = "w1/momentum_buffer"}
 // WP-SAME: %[[EST:[a-z0-9]+]]: tensor<8x4xf32> {dist.per_rank, nn.state = "w1/wp_local_grad"}
+// WP: %[[IDLE:.*]] = arith.cmpf oeq
+// WP: %[[IDLET:.*]] = tensor.from_elements %[[IDLE]]
 // WP: %[[PRED:.*]] = arith.cmpf ogt
 // WP: %[[PREDT:.*]] = tensor.from_elements %[[PRED]]
-// WP: %[[NP:.*]], %{{.*}} = nn.momentum_update %[[W1]], %[[EST]], %[[V]]
+// WP: %[[NP:.*]], %{{.*}} = nn.momentum_update %[[W1]], %[[EST]], %[[V]], %{{[a-z0-9_]+}} :
 // WP-NEXT: %[[WHAT:.*]] = nn.where %[[PREDT]], %[[NP]], %[[W1]]
 // WP: nn.gemm %{{.*}}, %[[WHAT]], %{{.*}} {transB = true}
 // WP: %[[LOCAL:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
-// WP: nn.momentum_update %[[W1]], %{{.*}}, %[[V]]
+// WP: nn.momentum_update %[[W1]], %{{.*}}, %[[V]], %{{.*}}, %[[IDLET]] :
 // WP: return {{.*}}, %[[LOCAL]], %{{.*}} : {{.*}}, tensor<8x4xf32>, !dist.future<tensor<8x4xf32>>
 
 // What stays synchronous (w2's gradient and the loss) is reduced right after
