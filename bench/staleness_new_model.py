@@ -30,7 +30,8 @@ Models:
         [--steps 40] [--acc-steps 300]
 
 Needs what bench/staleness.py needs (root, build/, the torch venv). Writes
-bench/results/staleness-new-model.json and prints a table.
+the models' results into bench/results/staleness-new-model.json (other
+models' entries kept) and prints a table.
 """
 import argparse
 import json
@@ -193,8 +194,14 @@ def main():
                 acc[task]["batch_per_rank"] = task_batch
             results[name] = {"model": desc, "speed": sp, "accuracy": acc}
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "staleness-new-model.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    out = os.path.join(HERE, "results", "staleness-new-model.json")
+    # A run of some models keeps the others' last results.
+    kept = {}
+    if os.path.exists(out):
+        with open(out) as f:
+            kept = json.load(f)
+    with open(out, "w") as f:
+        json.dump(dict(kept, **results), f, indent=1)
     for name, r in results.items():
         sp = r["speed"]
         s, t = sp["speedup"], sp["median_step_ms"]
