@@ -347,8 +347,8 @@ def StalenessPipeline : Pass<"dist-staleness-pipeline", "mlir::ModuleOp"> {
     after the synchronous collectives (whose bytes then go first on the
     wire; the stale bucket has the whole next step to travel). The future is state that crosses
     steps, like optimizer state: the manifest names it and checkpoints hold
-    it (drained). Steps 0 .. W-1 (`warmup = W`) are synchronous and start
-    zeros; step W applies nothing (nothing is in flight), as step 0 does
+    it (drained). Steps 0 .. W-1 (`warmup = W`) are synchronous (what they
+    start is never applied); step W applies nothing (nothing is in flight), as step 0 does
     without warm-up: the stale parameters and their optimizer state are left
     as they are.
 
@@ -358,7 +358,12 @@ def StalenessPipeline : Pass<"dist-staleness-pipeline", "mlir::ModuleOp"> {
     flight (`local`: this rank's gradient of the previous step;
     `prev_sync`: the gradient applied in the previous step;
     `local_prev_sync`: that one with this rank's share replaced by its newer
-    gradient); delay compensation applies
+    gradient). Step t - 1 computes it right after its own update, from that
+    update's results, the step number t and step t's learning rate (an
+    argument tagged `nn.next_lr`), and passes it on as state
+    (`<param>/wp_weight`, tagged `dist.init_param`: it starts as the
+    parameter), so that autodist-fuse-elementwise puts both in one loop.
+    Delay compensation applies
     `ḡ + λ·ḡ⊙ḡ⊙(w_t − w_{t−1})` (`dc`) or
     `ḡ + λ·ḡ⊙ḡ⊙(w_t − w_{t−1})/sqrt(ḡ⊙ḡ + 1e-7)` (`dc_adaptive`). The
     caches they need (previous gradients, previous weights) are state of
@@ -711,6 +716,14 @@ def FuseElementwise : Pass<"autodist-fuse-elementwise", "mlir::ModuleOp"> {
     `convert-linalg-to-blas` maps it onto sgemm calls. Example: an im2col
     `tensor.collapse_shape` feeding a `linalg.contract` stays, where the
     upstream pass would expand the contraction into a 6-D `linalg.generic`.
+
+    Also a producer whose results are read elsewhere too (upstream fuses
+    only a producer with one use, lest it be computed twice) fuses into a
+    consumer of the same iteration space when every other reader comes
+    after the consumer: one loop yields both ops' results, and the
+    consumer's other reads of the producer take the values of the same
+    iteration. Example: an optimizer update and weight prediction's update
+    of the next step, which reads its new parameter and moments.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -270,12 +270,19 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
       entry["init"] = json::Object{{"kind", init.getValue()},
                                    {"seed", seed ? seed.getInt() : 0}};
     }
+    // Weight prediction's ŵ, which starts as its parameter.
+    if (auto param = step.getArgAttrOfType<StringAttr>(i, "dist.init_param"))
+      entry["init"] =
+          json::Object{{"kind", "param"}, {"name", param.getValue()}};
     ++k;
   }
   obj["state"] = std::move(state);
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (step.getArgAttr(i, "dist.ranks")) // the step takes the rank count
       obj["ranks_input"] = true;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "nn.next_lr")) // weight prediction's next step
+      obj["next_lr_input"] = true;
   json::Array inflight = inflightEntries(step);
   if (!inflight.empty())
     obj["inflight"] = std::move(inflight);

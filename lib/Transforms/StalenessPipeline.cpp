@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace autodist {
@@ -44,15 +45,16 @@ struct StaleParam {
   nn::OptimizerUpdateOpInterface update;
   dist::AllReduceOp bucket;
   unsigned resultNo; // of `bucket`: the reduced gradient
+  Value local;       // this rank's gradient (the bucket's input)
+  Value hold;        // the update's own hold condition (fp16), if any
 };
 
 /// Scalar conditions on the step number (the `nn.step` argument, 1-based):
-/// `warm` for steps 1..W, `idle` for step W+1 (nothing in flight), `predict`
-/// after it.
+/// `warm` for steps 1..W, `idle` for step W+1 (nothing in flight).
 struct StepConditions {
-  Value warm, idle, predict;       // i1 scalars (warm only when W > 0, predict
-                                   // only with weight prediction)
-  Value idleTensor, predictTensor; // the same as tensor<i1>
+  Value stepNo;                 // the `nn.step` argument
+  Value warm, idle;             // i1 scalars (warm only when W > 0)
+  Value warmTensor, idleTensor; // the same as tensor<i1>
 };
 
 class StalenessRewriter {
@@ -67,15 +69,19 @@ private:
   void buildConditions();
   /// A new argument tagged `attr = name` (and `extra`), inserted after the
   /// last argument tagged `after` (or `fallback`), with its result.
-  BlockArgument addState(StringRef name, Type type, bool perRank = false);
+  BlockArgument addState(StringRef name, Type type, bool perRank = false,
+                         StringRef initParam = {});
   BlockArgument addInflight(StringRef name, Type type,
                             ArrayRef<StringRef> params);
   /// Appends `v` as the result of state `name`.
   void setStateOut(StringRef name, Value v);
   void predictWeights(StaleParam &p);
-  /// The number of ranks, an argument of the step (`dist.ranks`, f32) the
-  /// runtime passes last (docs/abi.md); added on first use.
+  /// The number of ranks (`dist.ranks`) and the next step's learning rate
+  /// (`nn.next_lr`): f32 arguments of the step the runtime passes last, in
+  /// that order (docs/abi.md); added on first use.
   Value rankCount();
+  Value nextLearningRate();
+  BlockArgument addTrailingScalar(StringRef tag, bool beforeNextLr);
   Value compensateDelay(StaleParam &p, Value grad);
   void rewriteBucket(dist::AllReduceOp bucket, ArrayRef<StaleParam *> stale,
                      unsigned index);
@@ -92,19 +98,30 @@ private:
   StepConditions cond;
   // New state and in-flight arguments, in order, with their results.
   SmallVector<std::pair<StringAttr, Value>> stateOut, inflightOut;
-  Value ranks;
+  Value ranks, nextLr;
 };
 
-Value StalenessRewriter::rankCount() {
-  if (ranks)
-    return ranks;
+BlockArgument StalenessRewriter::addTrailingScalar(StringRef tag,
+                                                   bool beforeNextLr) {
   unsigned at = step.getNumArguments();
-  auto attrs =
-      b.getDictionaryAttr(b.getNamedAttr("dist.ranks", b.getUnitAttr()));
+  if (beforeNextLr && nextLr)
+    at = cast<BlockArgument>(nextLr).getArgNumber();
+  auto attrs = b.getDictionaryAttr(b.getNamedAttr(tag, b.getUnitAttr()));
   (void)step.insertArgument(at, RankedTensorType::get({}, b.getF32Type()),
                             attrs, step.getLoc());
-  ranks = step.getArgument(at);
+  return step.getArgument(at);
+}
+
+Value StalenessRewriter::rankCount() {
+  if (!ranks)
+    ranks = addTrailingScalar("dist.ranks", /*beforeNextLr=*/true);
   return ranks;
+}
+
+Value StalenessRewriter::nextLearningRate() {
+  if (!nextLr)
+    nextLr = addTrailingScalar("nn.next_lr", /*beforeNextLr=*/false);
+  return nextLr;
 }
 
 /// The argument of `step` tagged `tag = name`, if any.
@@ -166,9 +183,10 @@ LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
         return update->emitOpError("parameter '")
                << name << "': its update reads a computed value other than "
                << "the gradient, which a stale update cannot carry";
-    params.push_back(
-        {StringAttr::get(step.getContext(), name), arg, update, bucket,
-         static_cast<unsigned>(cast<OpResult>(g).getResultNumber())});
+    unsigned resultNo = cast<OpResult>(g).getResultNumber();
+    params.push_back({StringAttr::get(step.getContext(), name), arg, update,
+                      bucket, resultNo, bucket.getInputs()[resultNo],
+                      update.getHoldCondition()});
   }
   return success();
 }
@@ -176,11 +194,10 @@ LogicalResult StalenessRewriter::collect(ArrayRef<StringRef> staleNames) {
 void StalenessRewriter::buildConditions() {
   Location loc = step.getLoc();
   b.setInsertionPointToStart(&step.getBody().front());
-  Value stepNo;
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (step.getArgAttr(i, "nn.step"))
-      stepNo = step.getArgument(i);
-  Value s = tensor::ExtractOp::create(b, loc, stepNo, ValueRange{});
+      cond.stepNo = step.getArgument(i);
+  Value s = tensor::ExtractOp::create(b, loc, cond.stepNo, ValueRange{});
   auto f32 = [&](double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   };
@@ -190,25 +207,25 @@ void StalenessRewriter::buildConditions() {
     return tensor::FromElementsOp::create(b, loc, scalar, c).getResult();
   };
   // Step numbers are exact integers in f32 (the runtime's 1-based count).
-  if (w > 0)
+  if (w > 0) {
     cond.warm = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, s,
                                       f32(w + 0.5));
+    cond.warmTensor = asTensor(cond.warm);
+  }
   cond.idle =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, f32(w + 1));
   cond.idleTensor = asTensor(cond.idle);
-  if (pipe.getCompensation() != dist::Compensation::WeightPrediction)
-    return; // only weight prediction reads `predict`
-  cond.predict =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s, f32(w + 1.5));
-  cond.predictTensor = asTensor(cond.predict);
 }
 
 BlockArgument StalenessRewriter::addState(StringRef name, Type type,
-                                          bool perRank) {
+                                          bool perRank, StringRef initParam) {
   SmallVector<NamedAttribute> list = {
       b.getNamedAttr("nn.state", b.getStringAttr(name))};
   if (perRank) // this rank's own value (checkpointed per rank)
     list.push_back(b.getNamedAttr("dist.per_rank", b.getUnitAttr()));
+  if (!initParam.empty()) // starts as that parameter's initial value
+    list.push_back(
+        b.getNamedAttr("dist.init_param", b.getStringAttr(initParam)));
   return addStepStateArgument(step, type, b.getDictionaryAttr(list));
 }
 
@@ -233,53 +250,110 @@ void StalenessRewriter::setStateOut(StringRef name, Value v) {
   stateOut.push_back({b.getStringAttr(name), v});
 }
 
+/// The value @train_step returns for the result tagged `tag = name`.
+static Value returnedValue(func::FuncOp step, StringRef tag, StringRef name) {
+  Operation *ret = step.getBody().front().getTerminator();
+  for (unsigned i = 0; i < step.getNumResults(); ++i)
+    if (auto n = step.getResultAttrOfType<StringAttr>(i, tag);
+        n && n.getValue() == name)
+      return ret->getOperand(i);
+  return {};
+}
+
 /// Weight prediction: every use of w_t but its own update reads
-/// ŵ_t = Opt(w_t, ĝ) instead (the update cloned with the estimate, its new
-/// optimizer state dropped), from the first step after the idle one.
+/// ŵ_t = Opt(w_t, ĝ_t), the update with the estimate ĝ_t and its new
+/// optimizer state dropped, from the first step after the idle one (before
+/// it, ŵ_t = w_t). Step t - 1 computes ŵ_t right after its own update, from
+/// that update's results, the step number t and the next step's learning
+/// rate (`nn.next_lr`), and passes it on as state (`<param>/wp_weight`,
+/// which starts as the parameter): the prediction then shares the update's
+/// loop (autodist-fuse-elementwise) instead of reading the parameter and its
+/// moments again in a pass of its own. Runs after the stale updates are
+/// rewired to their stale gradients (rewriteBucket) and hold while idle.
 void StalenessRewriter::predictWeights(StaleParam &p) {
   Location loc = NameLoc::get(
       b.getStringAttr("weight prediction " + p.name.getValue().str()),
       step.getLoc());
   Type type = p.arg.getType();
-  SmallVector<OpOperand *> uses;
-  for (OpOperand &use : p.arg.getUses())
-    if (use.getOwner() != p.update.getOperation())
-      uses.push_back(&use);
-  b.setInsertionPointAfterValue(cond.predictTensor);
-  Value estimate;
   std::string base = p.name.getValue().str();
-  switch (pipe.getEstimator()) {
-  case dist::WPEstimator::Local: {
-    // This rank's own gradient of the previous step.
-    estimate = addState(base + "/wp_local_grad", type, /*perRank=*/true);
+  dist::WPEstimator est = pipe.getEstimator();
+  // ŵ_t: per rank when the estimate holds this rank's own gradient.
+  BlockArgument predicted =
+      addState(base + "/wp_weight", type,
+               /*perRank=*/est != dist::WPEstimator::PrevSync, base);
+  for (OpOperand &use : llvm::make_early_inc_range(p.arg.getUses()))
+    if (use.getOwner() != p.update.getOperation())
+      use.set(predicted);
+
+  b.setInsertionPointAfter(p.update);
+  // ĝ_{t+1}, the estimate of the gradient step t + 1 will apply.
+  Value estimate;
+  Value applied = p.update.getGradOperand().get();
+  auto lastApplied = [&] {
+    // The gradient this step applied (the synchronized one of the step
+    // before), kept through the idle step, which applies none.
+    Value prev = addState(base + "/wp_prev_sync", type);
+    Value kept = where(loc, cond.idleTensor, prev, applied);
+    setStateOut(base + "/wp_prev_sync", kept);
+    return kept;
+  };
+  switch (est) {
+  case dist::WPEstimator::Local:
+    estimate = p.local; // this rank's own gradient of this step
     break;
-  }
   case dist::WPEstimator::PrevSync:
-    // The last gradient applied (the synchronized one of two steps back).
-    estimate = addState(base + "/wp_prev_sync", type);
+    estimate = lastApplied();
     break;
   case dist::WPEstimator::LocalPrevSync: {
     // The last gradient applied with this rank's share of it replaced by
-    // its newer gradient: ḡ_{t-2} - g_{t-2}/n + g_{t-1}/n.
-    Value prevSync = addState(base + "/wp_prev_sync", type);
-    Value local = addState(base + "/wp_local_grad", type, /*perRank=*/true);
-    Value localPrev =
-        addState(base + "/wp_local_prev_grad", type, /*perRank=*/true);
-    Value diff = nn::SubOp::create(b, loc, type, local, localPrev);
+    // its newer gradient: ḡ_{t-1} - g_{t-1}/n + g_t/n.
+    Value prevSync = lastApplied();
+    Value localPrev = addState(base + "/wp_local_grad", type, /*perRank=*/true);
+    setStateOut(base + "/wp_local_grad", p.local);
+    Value diff = nn::SubOp::create(b, loc, type, p.local, localPrev);
     Value share = nn::DivOp::create(b, loc, type, diff, rankCount());
     estimate = nn::AddOp::create(b, loc, type, prevSync, share);
     break;
   }
   }
-  b.setInsertionPointAfterValue(cond.predictTensor);
-  Operation *clone = b.clone(*p.update.getOperation());
+
+  // The update of step t + 1, with what it would read.
+  IRMapping next;
+  next.map(p.arg, returnedValue(step, "nn.param_out", base));
+  for (Value v : p.update->getOperands())
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      if (auto name =
+              step.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.state"))
+        next.map(v, returnedValue(step, "nn.state_out", name.getValue()));
+  for (Value v : p.update->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      continue;
+    if (step.getArgAttr(arg.getArgNumber(), "nn.lr"))
+      next.map(v, nextLearningRate());
+    else if (v == cond.stepNo)
+      next.map(v, nn::AddOp::create(
+                      b, loc, v.getType(), v,
+                      arith::ConstantOp::create(
+                          b, loc,
+                          DenseElementsAttr::get(
+                              cast<RankedTensorType>(v.getType()), 1.0f))));
+  }
+  Operation *clone = b.clone(*p.update.getOperation(), next);
   clone->setLoc(loc);
   auto predict = cast<nn::OptimizerUpdateOpInterface>(clone);
   predict.getGradOperand().set(estimate);
-  predict.setHoldCondition({});
-  Value predicted = where(loc, cond.predictTensor, clone->getResult(0), p.arg);
-  for (OpOperand *use : uses)
-    use->set(predicted);
+  // No prediction for a warm-up step (ŵ = w), nor past a step the update
+  // itself skipped (fp16's non-finite gradients: the estimate is one).
+  Value hold = cond.warmTensor;
+  if (p.hold) {
+    Value either = arith::OrIOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, p.hold, ValueRange{}),
+        cond.warm);
+    hold = tensor::FromElementsOp::create(b, loc, p.hold.getType(), either);
+  }
+  predict.setHoldCondition(hold);
+  setStateOut(base + "/wp_weight", clone->getResult(0));
 }
 
 /// Delay compensation of the stale gradient `g` of `p`, with the weights of
@@ -368,24 +442,8 @@ void StalenessRewriter::rewriteBucket(dist::AllReduceOp bucket,
     applied.assign(ifOp.getResults().begin(), ifOp.getResults().end());
     b.setInsertionPointAfter(ifOp);
   }
-  for (auto [p, g] : llvm::zip(stale, applied)) {
+  for (auto [p, g] : llvm::zip(stale, applied))
     p->update.getGradOperand().set(g);
-    std::string base = p->name.getValue().str();
-    if (pipe.getCompensation() != dist::Compensation::WeightPrediction)
-      continue;
-    dist::WPEstimator est = pipe.getEstimator();
-    Value local = bucket.getInputs()[p->resultNo];
-    if (est == dist::WPEstimator::LocalPrevSync)
-      setStateOut(base + "/wp_local_prev_grad",
-                  taggedArg(step, "nn.state", base + "/wp_local_grad"));
-    if (est != dist::WPEstimator::PrevSync)
-      setStateOut(base + "/wp_local_grad", local);
-    if (est != dist::WPEstimator::Local) // kept through the idle step
-      setStateOut(base + "/wp_prev_sync",
-                  where(loc, cond.idleTensor,
-                        taggedArg(step, "nn.state", base + "/wp_prev_sync"),
-                        g));
-  }
 
   // What stays synchronous (e.g. the loss) keeps a bucket of its own, right
   // after the last of its values is computed, as dist-split-buckets places
@@ -455,9 +513,6 @@ LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
   if (failed(collect(staleNames)))
     return failure();
   buildConditions();
-  if (pipe.getCompensation() == dist::Compensation::WeightPrediction)
-    for (StaleParam &p : params)
-      predictWeights(p);
   llvm::MapVector<Operation *, SmallVector<StaleParam *>> byBucket;
   for (StaleParam &p : params)
     byBucket[p.bucket].push_back(&p);
@@ -465,6 +520,9 @@ LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
   unsigned index = 0;
   for (auto &[bucket, stale] : byBucket)
     rewriteBucket(cast<dist::AllReduceOp>(bucket), stale, index++);
+  if (pipe.getCompensation() == dist::Compensation::WeightPrediction)
+    for (StaleParam &p : params)
+      predictWeights(p);
 
   // The new results: state after the existing state, futures after it.
   Operation *ret = step.getBody().front().getTerminator();

@@ -107,10 +107,26 @@ std::vector<OwnedPiece> parseOwners(const json &j, const TensorSpec &s) {
   return out;
 }
 
-/// A state entry's `init`: only PowerSGD's Q, which needs a seed and one
-/// static dimension.
-void parseStateInit(const json &j, TensorSpec &s) {
+/// A state entry's `init`: a constant, PowerSGD's Q (which needs a seed and
+/// one static dimension) or a parameter of the same shape.
+void parseStateInit(const json &j, TensorSpec &s,
+                    const std::vector<TensorSpec> &params) {
   std::string kind = j.at("kind").get<std::string>();
+  if (kind == "param") {
+    std::string name = j.at("name").get<std::string>();
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].name == name) {
+        if (params[i].shape != s.shape || params[i].dtype != s.dtype)
+          throw Error("invalid model manifest: state " + inQuotes(s.name) +
+                      " starts as parameter " + inQuotes(name) +
+                      ", which has another shape or type");
+        s.paramInit = i;
+        return;
+      }
+    throw Error("invalid model manifest: state " + inQuotes(s.name) +
+                " starts as parameter " + inQuotes(name) +
+                ", which the model does not have");
+  }
   if (kind == "constant") {
     double v = j.at("value").get<double>();
     if (s.dtype != DType::F32 || !std::isfinite(v) ||
@@ -123,7 +139,7 @@ void parseStateInit(const json &j, TensorSpec &s) {
   if (kind != "powersgd_q")
     throw Error("invalid model manifest: state " + inQuotes(s.name) +
                 " has unknown init kind " + inQuotes(kind) +
-                " (expected powersgd_q or constant)");
+                " (expected powersgd_q, constant or param)");
   if (s.dtype != DType::F32 || s.shape.size() != 1 || s.shape[0] < 1)
     throw Error("invalid model manifest: state " + inQuotes(s.name) +
                 " (powersgd_q) must be f32 of one static dimension");
@@ -238,10 +254,11 @@ Manifest Manifest::parse(std::string_view text) {
             spec.owners = parseOwners(e["owners"], spec);
           spec.perRank = e.value("per_rank", false);
           if (e.contains("init") && !e["init"].is_null())
-            parseStateInit(e["init"], spec);
+            parseStateInit(e["init"], spec, m.params);
         }
       }
       train.ranksInput = t.value("ranks_input", false);
+      train.nextLrInput = t.value("next_lr_input", false);
       if (t.contains("inflight") && !t["inflight"].is_null())
         for (const json &e : t.at("inflight")) {
           InflightSpec f;

@@ -311,6 +311,11 @@ void Trainer::setup() {
     if (s.constantInit)
       std::fill_n(state_.back().data<float>(), state_.back().numElements(),
                   *s.constantInit);
+    if (s.paramInit) {
+      const Tensor &p = params_[*s.paramInit];
+      std::copy_n(p.data<float>(), p.numElements(),
+                  state_.back().data<float>());
+    }
   }
   if (train)
     inflightSpecs_ = train->inflight;
@@ -749,6 +754,7 @@ int Trainer::train() {
   const std::optional<uint64_t> seed = this->seed();
   Tensor seedArg(DType::I64, {}), rankArg(DType::I64, {});
   Tensor ranksArg(DType::F32, {}); // train.ranks_input
+  Tensor nextLr(DType::F32, {});   // train.next_lr_input
   *ranksArg.data<float>() = static_cast<float>(size_);
   *seedArg.data<int64_t>() = static_cast<int64_t>(seed.value_or(0));
   *rankArg.data<int64_t>() = rank_;
@@ -758,13 +764,15 @@ int Trainer::train() {
   int64_t skipped = 0; // --on-nonfinite=skip
   InputBatcher trainInputs(manifest_.inputs, trainSet_->inputs());
   CallArgs args; // per docs/abi.md: params, state, inputs, labels, lr, step,
-                 // [seed, rank], then loss, new params, new state
+                 // [seed, rank], [ranks], [next_lr], then loss, new
+                 // params, new state
   for (int64_t step = first; step < opts_.steps; ++step) {
     Clock::time_point stepStart = Clock::now();
     // Everything a step depends on is a function of its global number, so
     // a resumed run repeats an uninterrupted one exactly.
     const double rate = schedule.at(baseLr_, step + 1);
     *lr.data<float>() = static_cast<float>(rate);
+    *nextLr.data<float>() = static_cast<float>(schedule.at(baseLr_, step + 2));
     *stepArg.data<float>() = static_cast<float>(step + 1);
     int64_t sample = plan_->firstSample(step, rank_);
     args.clear();
@@ -788,6 +796,8 @@ int Trainer::train() {
     }
     if (manifest_.train->ranksInput)
       args.add(ranksArg);
+    if (manifest_.train->nextLrInput)
+      args.add(nextLr);
     args.add(loss);
     for (Tensor &p : nextParams_)
       args.add(p);

@@ -84,3 +84,26 @@ func.func @adam_param_only(%p: tensor<10xf32>, %g: tensor<10xf32>, %m: tensor<10
       -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>)
   return %0#0 : tensor<10xf32>
 }
+
+// -----
+
+// Weight prediction's update of the next step reads this step's new
+// parameter and moments (dist-staleness-pipeline): both updates share one
+// loop, which writes the new parameter, moments and predicted weights, and
+// reads each input once.
+// FUSED-LABEL: func @adam_then_predict
+// FUSED: %[[R:.*]]:4 = linalg.generic {{.*}} ins(%arg0, %arg1, %arg2, %arg3, %arg6 : {{.*}}) outs(
+// FUSED-NOT: linalg.generic
+// FUSED: return %[[R]]#0, %[[R]]#1, %[[R]]#2, %[[R]]#3
+func.func @adam_then_predict(%p: tensor<10xf32>, %g: tensor<10xf32>, %m: tensor<10xf32>, %v: tensor<10xf32>,
+                             %lr: tensor<f32>, %t: tensor<f32>, %local: tensor<10xf32>, %next_lr: tensor<f32>,
+                             %next_t: tensor<f32>)
+    -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) {
+  %0:3 = nn.adam_update %p, %g, %m, %v, %lr, %t
+      : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<f32>, tensor<f32>)
+      -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>)
+  %1:3 = nn.adam_update %0#0, %local, %0#1, %0#2, %next_lr, %next_t
+      : (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<f32>, tensor<f32>)
+      -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>)
+  return %0#0, %0#1, %0#2, %1#0 : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>
+}

@@ -48,3 +48,78 @@ func.func @contraction(%w: tensor<6x12xf32>, %x: tensor<?x3x4x10xf32>, %y: tenso
   %1 = tensor.expand_shape %0 [[0], [1], [2, 3]] output_shape [%n, 6, 2, 5] : tensor<?x6x10xf32> into tensor<?x6x2x5xf32>
   return %1 : tensor<?x6x2x5xf32>
 }
+
+// -----
+
+// A producer whose results are also read elsewhere fuses into a consumer
+// that reads several of them: one loop yields the producer's results (for
+// the return) and the consumer's, and the consumer reads the values computed
+// in the same iteration instead of the producer's tensors.
+// CHECK-LABEL: func @producer_read_elsewhere
+// CHECK: %[[F:.*]]:3 = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f32, %[[Y:[a-z0-9_]+]]: f32,
+// CHECK: %[[S:.*]] = arith.addf %[[X]], %[[Y]]
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[Y]]
+// CHECK: %[[M:.*]] = arith.mulf %[[S]], %[[D]]
+// CHECK: linalg.yield %[[S]], %[[D]], %[[M]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @producer_read_elsewhere(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e, %e : tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32, %p: f32):
+    %s = arith.addf %x, %y : f32
+    %d = arith.subf %x, %y : f32
+    linalg.yield %s, %d : f32, f32
+  } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0#0, %0#1 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %0#0, %0#1, %1 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Not when another reader of the producer comes before the consumer (the
+// fused loop would not dominate it), nor when the consumer reads a result
+// transposed (not the value of the same iteration).
+// CHECK-LABEL: func @producer_read_before
+// CHECK: linalg.generic
+// CHECK: tensor.extract
+// CHECK: linalg.generic
+// CHECK-LABEL: func @producer_read_transposed
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @producer_read_before(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %i: index) -> (tensor<4x4xf32>, f32) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e, %e : tensor<4x4xf32>, tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32, %p: f32):
+    %s = arith.addf %x, %y : f32
+    %d = arith.subf %x, %y : f32
+    linalg.yield %s, %d : f32, f32
+  } -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  %x0 = tensor.extract %0#0[%i, %i] : tensor<4x4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0#0, %0#1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x4xf32>
+  return %1, %x0 : tensor<4x4xf32>, f32
+}
+func.func @producer_read_transposed(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e, %e : tensor<4x4xf32>, tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32, %p: f32):
+    %s = arith.addf %x, %y : f32
+    %d = arith.subf %x, %y : f32
+    linalg.yield %s, %d : f32, f32
+  } -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%0#0, %0#1 : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    linalg.yield %m : f32
+  } -> tensor<4x4xf32>
+  return %0#0, %0#1, %1 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}

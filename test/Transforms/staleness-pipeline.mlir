@@ -54,26 +54,28 @@
 // DC: nn.sgd_update %[[W1]], %[[APPLIED]]
 // DC: return {{.*}}, %[[W1]], %[[OUT]] :
 
-// Weight prediction: the forward pass reads Opt(w1, ĝ) (the momentum
-// update on the cached local gradient, its new velocity dropped, never
-// held) from the step after the idle one; the real update reads w1 and its
-// velocity and holds while idle, and
-// the step caches its own local gradient (each rank its own:
-// dist.per_rank).
+// Weight prediction: the forward and backward passes read ŵ (state that
+// starts as w1, each rank its own: dist.per_rank), which the step before
+// computed right after its update: Opt(w1', ĝ) with the new parameter and
+// velocity, this step's local gradient as ĝ, and the next step's learning
+// rate (nn.next_lr), held during warm-up (ŵ = w1'); the real update reads
+// w1 and holds while idle.
 // WP-LABEL: func.func @train_step
 // WP-SAME: %[[W1:[a-z0-9]+]]: tensor<8x4xf32> {nn.param = "w1"}
 // WP-SAME: %[[V:[a-z0-9]+]]: tensor<8x4xf32> {nn.state = "w1/momentum_buffer"}
-// WP-SAME: %[[EST:[a-z0-9]+]]: tensor<8x4xf32> {dist.per_rank, nn.state = "w1/wp_local_grad"}
+// WP-SAME: %[[WHAT:[a-z0-9]+]]: tensor<8x4xf32> {dist.init_param = "w1", dist.per_rank, nn.state = "w1/wp_weight"}
+// WP-SAME: %[[LR:[a-z0-9]+]]: tensor<f32> {nn.lr}
+// WP-SAME: %[[NEXTLR:[a-z0-9]+]]: tensor<f32> {nn.next_lr}
+// WP-SAME: tensor<8x4xf32> {nn.state_out = "w1/wp_weight"}
+// WP: %[[WARM:.*]] = arith.cmpf olt
+// WP: %[[WARMT:.*]] = tensor.from_elements %[[WARM]]
 // WP: %[[IDLE:.*]] = arith.cmpf oeq
 // WP: %[[IDLET:.*]] = tensor.from_elements %[[IDLE]]
-// WP: %[[PRED:.*]] = arith.cmpf ogt
-// WP: %[[PREDT:.*]] = tensor.from_elements %[[PRED]]
-// WP: %[[NP:.*]], %{{.*}} = nn.momentum_update %[[W1]], %[[EST]], %[[V]], %{{[a-z0-9_]+}} :
-// WP-NEXT: %[[WHAT:.*]] = nn.where %[[PREDT]], %[[NP]], %[[W1]]
 // WP: nn.gemm %{{.*}}, %[[WHAT]], %{{.*}} {transB = true}
 // WP: %[[LOCAL:.*]] = nn.gemm %{{.*}}, %{{.*}} {transA = true} : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<8x4xf32>
-// WP: nn.momentum_update %[[W1]], %{{.*}}, %[[V]], %{{.*}}, %[[IDLET]] :
-// WP: return {{.*}}, %[[LOCAL]], %{{.*}} : {{.*}}, tensor<8x4xf32>, !dist.future<tensor<8x4xf32>>
+// WP: %[[NP:.*]], %[[NV:.*]] = nn.momentum_update %[[W1]], %{{.*}}, %[[V]], %[[LR]], %[[IDLET]] :
+// WP: %[[PRED:.*]], %{{.*}} = nn.momentum_update %[[NP]], %[[LOCAL]], %[[NV]], %[[NEXTLR]], %[[WARMT]] :
+// WP: return {{.*}}, %[[PRED]], %{{.*}} : {{.*}}, tensor<8x4xf32>, !dist.future<tensor<8x4xf32>>
 
 // What stays synchronous (w2's gradient and the loss) is reduced right after
 // its last value is computed, before the backward pass of the first layer

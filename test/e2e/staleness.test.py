@@ -57,21 +57,30 @@ def forward_backward(w, x, labels):
 
 
 class Optimizer:
-    def __init__(self, kind, lr):
+    def __init__(self, kind, lr, step_size=0, gamma=1.0):
         self.kind = kind
         self.lr = float(np.float32(lr))
+        self.step_size, self.gamma = step_size, gamma
         self.b1, self.b2, self.eps = 0.9, 0.999, 1e-8
 
     def init(self, w):
         return {"m": np.zeros_like(w), "v": np.zeros_like(w)}
 
+    def rate(self, t):
+        """The learning rate of 1-based step t (the `step` schedule when
+        --lr-step-size is given: lr * gamma^floor((t - 1) / step_size))."""
+        if not self.step_size:
+            return self.lr
+        return float(np.float32(self.lr * self.gamma ** ((t - 1) // self.step_size)))
+
     def step(self, w, g, state, t):
         """(new w, new state) at 1-based step number t."""
+        lr = self.rate(t)
         if self.kind == "sgd":
-            return w - self.lr * g, state
+            return w - lr * g, state
         m = self.b1 * state["m"] + (1 - self.b1) * g
         v = self.b2 * state["v"] + (1 - self.b2) * g * g
-        w = w - self.lr / (1 - self.b1 ** t) * m / (
+        w = w - lr / (1 - self.b1 ** t) * m / (
             np.sqrt(v) / np.sqrt(1 - self.b2 ** t) + self.eps)
         return w, {"m": m, "v": v}
 
@@ -83,7 +92,7 @@ def reference(args):
     data = np.load(args.data)
     xs, ys = data["x"].astype(np.float64), data["labels"]
     stale = set(w) if args.stale == "all" else set(args.stale.split(","))
-    opt = Optimizer(args.optimizer, args.lr)
+    opt = Optimizer(args.optimizer, args.lr, args.lr_step_size, args.lr_gamma)
     state = {p: opt.init(v) for p, v in w.items()}
     zeros = lambda: {p: np.zeros_like(v) for p, v in w.items()}
     inflight, prev_sync, prev_w = zeros(), zeros(), zeros()
@@ -149,6 +158,9 @@ def main():
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--lr", type=float, required=True)
     ap.add_argument("--optimizer", default="sgd")
+    ap.add_argument("--lr-step-size", type=int, default=0,
+                    help="the `step` lr schedule's step size (0: constant)")
+    ap.add_argument("--lr-gamma", type=float, default=1.0)
     ap.add_argument("--stale", default="all")
     ap.add_argument("--warmup", type=int, default=0)
     ap.add_argument("--compensation", default="none")

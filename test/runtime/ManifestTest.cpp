@@ -197,9 +197,48 @@ TEST(Manifest, Inflight) {
   EXPECT_TRUE(m.train->inflight[0].mean);
   EXPECT_EQ(m.train->inflight[0].params, (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(m.train->ranksInput);
+  EXPECT_FALSE(m.train->nextLrInput);
   EXPECT_TRUE(Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
       "params": [], "train": {"lr": 1, "ranks_input": true}})")
                   .train->ranksInput);
+  EXPECT_TRUE(Manifest::parse(R"({"version": 1, "inputs": [], "outputs": [],
+      "params": [], "train": {"lr": 1, "next_lr_input": true}})")
+                  .train->nextLrInput);
+}
+
+// Weight prediction's predicted weights start as their parameter (init kind
+// "param"), which must exist with the same shape.
+TEST(Manifest, ParamStateInit) {
+  auto parse = [](const char *entry) {
+    return Manifest::parse(std::string(R"({"version": 1, "inputs": [],
+        "outputs": [], "params": [
+          {"name": "b", "shape": [3], "dtype": "f32"},
+          {"name": "w", "shape": [4, 3], "dtype": "f32"}],
+        "train": {"lr": 1, "state": [)") +
+                           entry + "]}}");
+  };
+  Manifest m = parse(R"({"name": "w/wp_weight", "shape": [4, 3],
+      "dtype": "f32", "per_rank": true, "init": {"kind": "param", "name": "w"}})");
+  EXPECT_EQ(m.train->state[0].paramInit, std::optional<size_t>(1));
+  EXPECT_FALSE(parse(R"({"name": "w/m", "shape": [4, 3], "dtype": "f32"})")
+                   .train->state[0]
+                   .paramInit);
+  auto error = [&](const char *entry) {
+    try {
+      parse(entry);
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(R"({"name": "s", "shape": [4, 3], "dtype": "f32",
+                      "init": {"kind": "param", "name": "v"}})"),
+            "invalid model manifest: state 's' starts as parameter 'v', "
+            "which the model does not have");
+  EXPECT_EQ(error(R"({"name": "s", "shape": [3, 4], "dtype": "f32",
+                      "init": {"kind": "param", "name": "w"}})"),
+            "invalid model manifest: state 's' starts as parameter 'w', "
+            "which has another shape or type");
 }
 
 // State every rank keeps its own (compressor error feedback) and PowerSGD's
@@ -233,7 +272,7 @@ TEST(Manifest, PerRankStateAndInit) {
   EXPECT_EQ(error(R"({"name": "q", "shape": [3], "dtype": "f32",
                       "init": {"kind": "ones"}})"),
             "invalid model manifest: state 'q' has unknown init kind 'ones' "
-            "(expected powersgd_q or constant)");
+            "(expected powersgd_q, constant or param)");
   EXPECT_EQ(error(R"({"name": "q", "shape": [3, 2], "dtype": "f32",
                       "init": {"kind": "powersgd_q", "seed": 1}})"),
             "invalid model manifest: state 'q' (powersgd_q) must be f32 of one "

@@ -57,6 +57,10 @@ struct TensorSpec {
   /// State only (`"init": {"kind": "constant", "value": V}`): every
   /// element starts at V (fp16 loss scaling's scale).
   std::optional<float> constantInit;
+  /// State only (`"init": {"kind": "param", "name": P}`): starts as a copy
+  /// of parameter P's initial value (weight prediction's predicted weights),
+  /// which has its shape; the index of P in Manifest::params.
+  std::optional<size_t> paramInit;
 
   /// The shape with every -1 replaced by `batch`.
   std::vector<int64_t> withBatch(int64_t batch) const;
@@ -81,6 +85,9 @@ struct TrainSpec {
   std::vector<InflightSpec> inflight; // in-flight state, starts empty
   /// The train step takes the number of ranks (f32, rank 0) last.
   bool ranksInput = false;
+  /// The train step takes the next step's learning rate (f32, rank 0) after
+  /// that (weight prediction predicts the next step's weights).
+  bool nextLrInput = false;
   LrSchedule schedule; // absent in the manifest: constant
   /// Present when the train step takes the generator's key (seed, rank):
   /// the model has dropout. The compiled default; --seed overrides it.
