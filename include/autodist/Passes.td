@@ -602,8 +602,9 @@ def OverlapCollectives : Pass<"dist-overlap-collectives", "mlir::ModuleOp"> {
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
   let summary = "Lower dist collectives to calls into the runtime's C ABI";
   let description = [{
-    A bucket `dist.all_reduce` becomes: flatten and concatenate its operands,
-    one in-place call to `autodist_rt_allreduce_f32` on the bucket's buffer,
+    A bucket `dist.all_reduce` becomes: its operands flattened and each
+    copied, from a read-only view of its buffer, into its place in a private
+    buffer (one copy each, no concatenation of its own), one in-place call to `autodist_rt_allreduce_f32` on the bucket's buffer,
     and slices back to the operand shapes. `dist.reduce` and
     `dist.broadcast` do the same with `autodist_rt_reduce_f32` and
     `autodist_rt_broadcast_f32`, their root given as the index of its device
@@ -620,6 +621,7 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect",
                            "mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect",
                            "mlir::func::FuncDialect",
                            "mlir::arith::ArithDialect"];
 }

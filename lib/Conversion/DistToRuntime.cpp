@@ -83,37 +83,55 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
-/// The operands of a bucket collective flattened and concatenated, copied
-/// into a fresh buffer that the runtime works on in place (the bucket's own
-/// buffer may be shared).
-/// The operands of a bucket collective flattened and concatenated, as a
-/// memref that may alias them (to be read only).
-FailureOr<Value> bucketSource(OpBuilder &b, Operation *op, ValueRange inputs,
-                              bool readOnly = false) {
+/// Buckets are packed at fixed offsets: every operand has a static shape.
+LogicalResult checkStaticBucket(Operation *op, ValueRange inputs) {
   for (Value v : inputs)
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
       return op->emitOpError("operand of dynamic shape ")
              << v.getType() << " cannot be bucketed";
-  Location loc = op->getLoc();
-  SmallVector<Value> flats;
-  for (Value v : inputs)
-    flats.push_back(flatten(b, loc, v));
-  Value bucket = flats.size() == 1
-                     ? flats.front()
-                     : tensor::ConcatOp::create(b, loc, 0, flats).getResult();
-  auto bucketType = cast<RankedTensorType>(bucket.getType());
-  auto bufType = MemRefType::get(bucketType.getShape(), b.getF32Type());
-  return bufferization::ToBufferOp::create(b, loc, bufType, bucket, readOnly)
-      .getResult();
+  return success();
 }
 
-FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
-  FailureOr<Value> src = bucketSource(b, op, inputs);
-  if (failed(src))
+/// Copies the operands of a bucket collective, flattened, one after the
+/// other into `dest` (a 1-D f32 buffer of their total size): each is read
+/// where it is (a read-only view of its buffer) and written once, where a
+/// tensor.concat would be materialized in a buffer of its own first.
+LogicalResult packInto(OpBuilder &b, Operation *op, ValueRange inputs,
+                       Value dest) {
+  if (failed(checkStaticBucket(op, inputs)))
     return failure();
+  Location loc = op->getLoc();
+  int64_t offset = 0;
+  for (Value v : inputs) {
+    Value flat = flatten(b, loc, v);
+    int64_t n = cast<RankedTensorType>(flat.getType()).getNumElements();
+    Value src = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get({n}, b.getF32Type()), flat,
+        /*readOnly=*/true);
+    Value to = dest;
+    if (inputs.size() > 1)
+      to = memref::SubViewOp::create(
+          b, loc, dest, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    memref::CopyOp::create(b, loc, src, to);
+    offset += n;
+  }
+  return success();
+}
+
+/// The operands of a bucket collective packed into a fresh buffer that the
+/// runtime works on in place (their own buffers may be shared).
+FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
+  if (failed(checkStaticBucket(op, inputs)))
+    return failure();
+  int64_t n = 0;
+  for (Value v : inputs)
+    n += cast<RankedTensorType>(v.getType()).getNumElements();
   Value buf = memref::AllocOp::create(b, op->getLoc(),
-                                      cast<MemRefType>(src->getType()));
-  memref::CopyOp::create(b, op->getLoc(), *src, buf);
+                                      MemRefType::get({n}, b.getF32Type()));
+  if (failed(packInto(b, op, inputs, buf)))
+    return failure();
   return buf;
 }
 
@@ -400,11 +418,8 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
 
     // The start: this step's bucket into the buffer, started in place.
     r.setInsertionPoint(f.start);
-    FailureOr<Value> packed =
-        bucketSource(r, f.start, f.start.getInputs(), /*readOnly=*/true);
-    if (failed(packed))
+    if (failed(packInto(r, f.start, f.start.getInputs(), buffer)))
       return failure();
-    memref::CopyOp::create(r, loc, *packed, buffer);
     func::FuncOp startFn = declareRuntimeFn(module, kAllReduceStartFn,
                                             {view.getType()}, {r.getI32Type()});
     Value started = func::CallOp::create(r, loc, startFn, view).getResult(0);

@@ -4,7 +4,7 @@
 // the future argument becomes the buffer the step keeps across steps and
 // the handle of the all-reduce running in it; the wait completes it and
 // copies it out, the start packs this step's bucket into the same buffer
-// and returns the new handle.
+// (each gradient copied once, into its place) and returns the new handle.
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<4x3xf32>,
 // CHECK-SAME: %[[BUF:[a-z0-9]+]]: memref<14xf32> {dist.inflight_buffer = "inflight.0"},
@@ -18,9 +18,12 @@
 // CHECK: %[[COPY:.*]] = memref.alloc() : memref<14xf32>
 // CHECK: memref.copy %[[BUF]], %[[COPY]]
 // CHECK: %[[PREV:.*]] = bufferization.to_tensor %[[COPY]]
-// CHECK: %[[CAT:.*]] = tensor.concat
-// CHECK: %[[SRC:.*]] = bufferization.to_buffer %[[CAT]] read_only
-// CHECK: memref.copy %[[SRC]], %[[BUF]]
+// CHECK: %[[G:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<12xf32> to memref<12xf32>
+// CHECK: %[[DG:.*]] = memref.subview %[[BUF]][0] [12] [1]
+// CHECK: memref.copy %[[G]], %[[DG]]
+// CHECK: %[[B:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2xf32> to memref<2xf32>
+// CHECK: %[[DB:.*]] = memref.subview %[[BUF]][12] [2] [1]
+// CHECK: memref.copy %[[B]], %[[DB]]
 // CHECK: %[[NEW:.*]] = call @autodist_rt_allreduce_start_f32(%[[VIEW]]) : (memref<?xf32>) -> i32
 // CHECK: %[[NEW64:.*]] = arith.extsi %[[NEW]] : i32 to i64
 // CHECK: %[[OUT:.*]] = tensor.from_elements %[[NEW64]] : tensor<i64>

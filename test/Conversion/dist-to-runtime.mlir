@@ -1,15 +1,20 @@
 // RUN: autodist-opt %s -split-input-file --convert-dist-to-runtime | FileCheck %s
 
-// A blocking all-reduce: a bucket of two tensors flattened,
-// concatenated, reduced in place by one runtime call on a private copy,
+// A blocking all-reduce: a bucket of two tensors flattened, each copied
+// from where it is (a read-only view) into its place in a private buffer
+// (no concatenation of its own), reduced in place by one runtime call,
 // sliced back.
 // CHECK-LABEL: func @bucket
-// CHECK: %[[F0:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x3xf32> into tensor<12xf32>
-// CHECK: %[[F1:.*]] = tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>
-// CHECK: %[[CAT:.*]] = tensor.concat dim(0) %[[F0]], %[[F1]]
-// CHECK: %[[SRC:.*]] = bufferization.to_buffer %[[CAT]]
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<13xf32>
-// CHECK: memref.copy %[[SRC]], %[[BUF]]
+// CHECK: %[[F0:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x3xf32> into tensor<12xf32>
+// CHECK: %[[S0:.*]] = bufferization.to_buffer %[[F0]] read_only
+// CHECK: %[[D0:.*]] = memref.subview %[[BUF]][0] [12] [1]
+// CHECK: memref.copy %[[S0]], %[[D0]]
+// CHECK: %[[F1:.*]] = tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: %[[S1:.*]] = bufferization.to_buffer %[[F1]] read_only
+// CHECK: %[[D1:.*]] = memref.subview %[[BUF]][12] [1] [1]
+// CHECK: memref.copy %[[S1]], %[[D1]]
+// CHECK-NOT: tensor.concat
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
 // CHECK: %[[DYN:.*]] = memref.cast %[[BUF]] : memref<13xf32> to memref<?xf32>
 // CHECK: call @autodist_rt_allreduce_f32(%[[DYN]], %[[MEAN]])
@@ -44,8 +49,8 @@ func.func @single_sum(%a: tensor<5xf32>) -> tensor<5xf32> {
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
 // CHECK: call @autodist_rt_allreduce_fp16_f32(%{{.*}}, %[[MEAN]]) : (memref<?xf32>, i32) -> ()
 // CHECK: %[[M0:.*]] = arith.constant 1 : i32
-// CHECK: %[[R0:.*]] = bufferization.to_buffer %[[E0]]
 // CHECK: %[[B0:.*]] = memref.alloc() : memref<3xf32>
+// CHECK: %[[R0:.*]] = bufferization.to_buffer %[[E0]] read_only
 // CHECK: memref.copy %[[R0]], %[[B0]]
 // CHECK: %[[V0:.*]] = memref.cast %[[B0]] : memref<3xf32> to memref<?xf32>
 // CHECK: call @autodist_rt_allreduce_fp16_ef_f32(%{{.*}}, %[[V0]], %[[M0]]) : (memref<?xf32>, memref<?xf32>, i32) -> ()
