@@ -29,7 +29,7 @@ delay compensation (all parameters stale); the final loss is the mean of the
 last 10 steps' losses. Writes a PNG of loss against step and against
 wall-clock time per task.
 
-    python3 bench/staleness.py [--rounds 3] [--steps 40] [--acc-steps 300]
+    python3 bench/staleness.py [--rounds 5] [--steps 40] [--acc-steps 300]
         [--lm-steps 150] [--models mlp,transformer,gpt] [--tasks digits,lm]
 
 Needs root (namespaces), build/ (scripts/setup.sh) and an interpreter with
@@ -293,7 +293,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="mlp,transformer,gpt")
     ap.add_argument("--tasks", default="digits,lm")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--acc-steps", type=int, default=300, help="digits")
     ap.add_argument("--lm-steps", type=int, default=150,

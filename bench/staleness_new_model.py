@@ -26,7 +26,7 @@ Models:
   top; 20000 ids of dimension 64. Task: topics (synthetic documents of 64
   tokens, 4 topics).
 
-    python3 bench/staleness_new_model.py [--models resmlp,textclf] [--rounds 3]
+    python3 bench/staleness_new_model.py [--models resmlp,textclf] [--rounds 5]
         [--steps 40] [--acc-steps 300]
 
 Needs what bench/staleness.py needs (root, build/, the torch venv). Writes
@@ -152,7 +152,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", default="resmlp,textclf")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--acc-steps", type=int, default=300)
     a = p.parse_args()
