@@ -67,8 +67,9 @@ public:
 private:
   LogicalResult collect(ArrayRef<StringRef> staleNames);
   void buildConditions();
-  /// A new argument tagged `attr = name` (and `extra`), inserted after the
-  /// last argument tagged `after` (or `fallback`), with its result.
+  /// A new state argument `nn.state = name` (per rank: `dist.per_rank`;
+  /// starting as parameter `initParam`: `dist.init_param`); its result is
+  /// added with setStateOut.
   BlockArgument addState(StringRef name, Type type, bool perRank = false,
                          StringRef initParam = {});
   BlockArgument addInflight(StringRef name, Type type,
