@@ -83,6 +83,18 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType t) {
                                        ArrayRef<ReassociationIndices>{all});
 }
 
+/// The numel of the bucket of `types` (static shapes), or -1.
+int64_t bucketSize(TypeRange types) {
+  int64_t n = 0;
+  for (Type t : types) {
+    auto r = cast<RankedTensorType>(t);
+    if (!r.hasStaticShape())
+      return -1;
+    n += r.getNumElements();
+  }
+  return n;
+}
+
 /// Buckets are packed at fixed offsets: every operand has a static shape.
 LogicalResult checkStaticBucket(Operation *op, ValueRange inputs) {
   for (Value v : inputs)
@@ -95,11 +107,9 @@ LogicalResult checkStaticBucket(Operation *op, ValueRange inputs) {
 /// Copies the operands of a bucket collective, flattened, one after the
 /// other into `dest` (a 1-D f32 buffer of their total size): each is read
 /// where it is (a read-only view of its buffer) and written once, where a
-/// tensor.concat would be materialized in a buffer of its own first.
-LogicalResult packInto(OpBuilder &b, Operation *op, ValueRange inputs,
-                       Value dest) {
-  if (failed(checkStaticBucket(op, inputs)))
-    return failure();
+/// tensor.concat would be materialized in a buffer of its own first. The
+/// operands have static shapes (checkStaticBucket).
+void packInto(OpBuilder &b, Operation *op, ValueRange inputs, Value dest) {
   Location loc = op->getLoc();
   int64_t offset = 0;
   for (Value v : inputs) {
@@ -117,7 +127,6 @@ LogicalResult packInto(OpBuilder &b, Operation *op, ValueRange inputs,
     memref::CopyOp::create(b, loc, src, to);
     offset += n;
   }
-  return success();
 }
 
 /// The operands of a bucket collective packed into a fresh buffer that the
@@ -125,13 +134,10 @@ LogicalResult packInto(OpBuilder &b, Operation *op, ValueRange inputs,
 FailureOr<Value> packBucket(OpBuilder &b, Operation *op, ValueRange inputs) {
   if (failed(checkStaticBucket(op, inputs)))
     return failure();
-  int64_t n = 0;
-  for (Value v : inputs)
-    n += cast<RankedTensorType>(v.getType()).getNumElements();
-  Value buf = memref::AllocOp::create(b, op->getLoc(),
-                                      MemRefType::get({n}, b.getF32Type()));
-  if (failed(packInto(b, op, inputs, buf)))
-    return failure();
+  Value buf = memref::AllocOp::create(
+      b, op->getLoc(),
+      MemRefType::get({bucketSize(inputs.getTypes())}, b.getF32Type()));
+  packInto(b, op, inputs, buf);
   return buf;
 }
 
@@ -301,18 +307,6 @@ LogicalResult lowerAllReduce(ModuleOp module, dist::AllReduceOp ar) {
       ar.getState());
 }
 
-/// The numel of the bucket of `types` (static shapes), or -1.
-int64_t bucketSize(TypeRange types) {
-  int64_t n = 0;
-  for (Type t : types) {
-    auto r = cast<RankedTensorType>(t);
-    if (!r.hasStaticShape())
-      return -1;
-    n += r.getNumElements();
-  }
-  return n;
-}
-
 /// A future that crosses steps (dist-staleness-pipeline): the argument the
 /// step waits for and the result it starts, tagged with one name.
 struct Inflight {
@@ -418,8 +412,7 @@ LogicalResult lowerInflight(ModuleOp module, func::FuncOp func) {
 
     // The start: this step's bucket into the buffer, started in place.
     r.setInsertionPoint(f.start);
-    if (failed(packInto(r, f.start, f.start.getInputs(), buffer)))
-      return failure();
+    packInto(r, f.start, f.start.getInputs(), buffer);
     func::FuncOp startFn = declareRuntimeFn(module, kAllReduceStartFn,
                                             {view.getType()}, {r.getI32Type()});
     Value started = func::CallOp::create(r, loc, startFn, view).getResult(0);

@@ -277,12 +277,12 @@ json::Value trainEntry(ModuleOp module, func::FuncOp step) {
     ++k;
   }
   obj["state"] = std::move(state);
-  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     if (step.getArgAttr(i, "dist.ranks")) // the step takes the rank count
       obj["ranks_input"] = true;
-  for (unsigned i = 0; i < step.getNumArguments(); ++i)
     if (step.getArgAttr(i, "nn.next_lr")) // weight prediction's next step
       obj["next_lr_input"] = true;
+  }
   json::Array inflight = inflightEntries(step);
   if (!inflight.empty())
     obj["inflight"] = std::move(inflight);

@@ -76,7 +76,7 @@ private:
                             ArrayRef<StringRef> params);
   /// Appends `v` as the result of state `name`.
   void setStateOut(StringRef name, Value v);
-  void predictWeights(StaleParam &p);
+  LogicalResult predictWeights(StaleParam &p);
   /// The number of ranks (`dist.ranks`) and the next step's learning rate
   /// (`nn.next_lr`): f32 arguments of the step the runtime passes last, in
   /// that order (docs/abi.md); added on first use.
@@ -90,6 +90,12 @@ private:
 
   Value where(Location loc, Value cond, Value x, Value y) {
     return nn::WhereOp::create(b, loc, x.getType(), cond, x, y);
+  }
+  /// `hold` (tensor<i1>) or `c` (i1), as a tensor<i1> at b's point.
+  Value orHold(Location loc, Value hold, Value c) {
+    Value either = arith::OrIOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, hold, ValueRange{}), c);
+    return tensor::FromElementsOp::create(b, loc, hold.getType(), either);
   }
 
   func::FuncOp step;
@@ -271,7 +277,7 @@ static Value returnedValue(func::FuncOp step, StringRef tag, StringRef name) {
 /// loop (autodist-fuse-elementwise) instead of reading the parameter and its
 /// moments again in a pass of its own. Runs after the stale updates are
 /// rewired to their stale gradients (rewriteBucket) and hold while idle.
-void StalenessRewriter::predictWeights(StaleParam &p) {
+LogicalResult StalenessRewriter::predictWeights(StaleParam &p) {
   Location loc = NameLoc::get(
       b.getStringAttr("weight prediction " + p.name.getValue().str()),
       step.getLoc());
@@ -318,27 +324,38 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
   }
   }
 
-  // The update of step t + 1, with what it would read.
+  // The update of step t + 1, with what it would read: the values this
+  // step returns for the parameter and its state, the step number t + 1 and
+  // the next step's learning rate.
   IRMapping next;
-  next.map(p.arg, returnedValue(step, "nn.param_out", base));
-  for (Value v : p.update->getOperands())
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      if (auto name =
-              step.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.state"))
-        next.map(v, returnedValue(step, "nn.state_out", name.getValue()));
-  for (Value v : p.update->getOperands()) {
+  for (OpOperand &use : p.update->getOpOperands()) {
+    Value v = use.get();
     auto arg = dyn_cast<BlockArgument>(v);
     if (!arg)
       continue;
-    if (step.getArgAttr(arg.getArgNumber(), "nn.lr"))
-      next.map(v, nextLearningRate());
-    else if (v == cond.stepNo)
-      next.map(v, nn::AddOp::create(
-                      b, loc, v.getType(), v,
-                      arith::ConstantOp::create(
-                          b, loc,
-                          DenseElementsAttr::get(
-                              cast<RankedTensorType>(v.getType()), 1.0f))));
+    unsigned i = arg.getArgNumber();
+    Value nextValue;
+    if (v == p.arg) {
+      nextValue = returnedValue(step, "nn.param_out", base);
+    } else if (auto name = step.getArgAttrOfType<StringAttr>(i, "nn.state")) {
+      nextValue = returnedValue(step, "nn.state_out", name.getValue());
+    } else if (step.getArgAttr(i, "nn.lr")) {
+      nextValue = nextLearningRate();
+    } else if (v == cond.stepNo) {
+      auto type = cast<RankedTensorType>(v.getType());
+      nextValue =
+          nn::AddOp::create(b, loc, type, v,
+                            arith::ConstantOp::create(
+                                b, loc, DenseElementsAttr::get(type, 1.0f)));
+    } else {
+      continue;
+    }
+    if (!nextValue)
+      return p.update->emitOpError("parameter '")
+             << base << "': @train_step returns no new value of operand #"
+             << use.getOperandNumber()
+             << " of its update, which weight prediction reads";
+    next.map(v, nextValue);
   }
   Operation *clone = b.clone(*p.update.getOperation(), next);
   clone->setLoc(loc);
@@ -346,15 +363,10 @@ void StalenessRewriter::predictWeights(StaleParam &p) {
   predict.getGradOperand().set(estimate);
   // No prediction for a warm-up step (ŵ = w), nor past a step the update
   // itself skipped (fp16's non-finite gradients: the estimate is one).
-  Value hold = cond.warmTensor;
-  if (p.hold) {
-    Value either = arith::OrIOp::create(
-        b, loc, tensor::ExtractOp::create(b, loc, p.hold, ValueRange{}),
-        cond.warm);
-    hold = tensor::FromElementsOp::create(b, loc, p.hold.getType(), either);
-  }
-  predict.setHoldCondition(hold);
+  predict.setHoldCondition(p.hold ? orHold(loc, p.hold, cond.warm)
+                                  : cond.warmTensor);
   setStateOut(base + "/wp_weight", clone->getResult(0));
+  return success();
 }
 
 /// Delay compensation of the stale gradient `g` of `p`, with the weights of
@@ -481,11 +493,7 @@ void StalenessRewriter::holdWhileIdle() {
     Value hold = cond.idleTensor;
     if (Value other = p.update.getHoldCondition()) {
       b.setInsertionPoint(p.update);
-      Location loc = p.update->getLoc();
-      Value either = arith::OrIOp::create(
-          b, loc, tensor::ExtractOp::create(b, loc, other, ValueRange{}),
-          cond.idle);
-      hold = tensor::FromElementsOp::create(b, loc, other.getType(), either);
+      hold = orHold(p.update->getLoc(), other, cond.idle);
     }
     p.update.setHoldCondition(hold);
     held.insert(p.update->result_begin(), p.update->result_end());
@@ -523,7 +531,8 @@ LogicalResult StalenessRewriter::run(ArrayRef<StringRef> staleNames) {
     rewriteBucket(cast<dist::AllReduceOp>(bucket), stale, index++);
   if (pipe.getCompensation() == dist::Compensation::WeightPrediction)
     for (StaleParam &p : params)
-      predictWeights(p);
+      if (failed(predictWeights(p)))
+        return failure();
 
   // The new results: state after the existing state, futures after it.
   Operation *ret = step.getBody().front().getTerminator();
