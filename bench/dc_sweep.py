@@ -26,16 +26,21 @@ dw = w_t - w_{t-1}, per parameter tensor:
                         lam ~ the batch size; not published, tried here)
 
 The first two are what autodist-compile implements (--dc-variant). With
---check, the synchronous, stale and compiled dc / dc_adaptive programs are
-trained on the same data and their final losses compared with this
+--stale, only the parameters named are stale (the others apply this step's
+gradient, as --stale=NAME,... compiles); `--stale bench` takes the automatic
+stale set of the last bench/staleness.py run, the configuration it times.
+With --check, the synchronous, stale and compiled dc / dc_adaptive programs
+are trained on the same data and their final losses compared with this
 implementation's (the two are independent: this one never reads our IR).
 
     python3 bench/dc_sweep.py [--steps 150] [--jobs 2] [--check]
-        [--init torch|gpt2] [--warmup W] [--sweep VARIANT:LAM,LAM,...]...
+        [--init torch|gpt2] [--warmup W] [--stale all|bench|NAME,...]
+        [--sweep VARIANT:LAM,LAM,...]...
 
 Needs torch (AUTODIST_TORCH_PYTHON, default build/torch-venv/bin/python;
 the script re-runs itself with it) and, for --check, build/bin. Writes
-bench/results/dc-sweep[-init-gpt2][-warmup-W].{json,md} (--out-dir).
+bench/results/dc-sweep[-init-gpt2][-warmup-W][-stale-bench|-stale-list].{json,md}
+(--out-dir).
 """
 import argparse
 import concurrent.futures
@@ -110,7 +115,10 @@ def train(job):
                     p.zero_()
     d = np.load(a["data"])
     ids, labels = torch.from_numpy(d["ids"]), torch.from_numpy(d["labels"])
-    params = list(model.parameters())
+    named = list(model.named_parameters())
+    params = [p for _, p in named]
+    # The stale parameters; the others apply this step's gradient.
+    stale = [a["stale"] is None or name in a["stale"] for name, _ in named]
     opt = torch.optim.Adam(params, lr=a["lr"])
     b = a["batch"]
     prev_g, prev_w = None, None
@@ -131,6 +139,7 @@ def train(job):
                        for pg, w, pw, s in zip(prev_g, w_t, prev_w, state)]
         else:
             applied = prev_g
+        applied = [x if st else gx for x, gx, st in zip(applied, g, stale)]
         for p, x in zip(params, applied):
             p.grad = x.clone()
         opt.step()
@@ -187,6 +196,10 @@ def main():
                     help="synchronous steps first (the bench gives DC none)")
     ap.add_argument("--init", choices=["torch", "gpt2"], default="torch",
                     help="the export's weights, or GPT-2's initialization")
+    ap.add_argument("--stale", default="all",
+                    help="the stale parameters: all, bench (the automatic set of the "
+                         "last bench/staleness.py run, results/staleness.json) or "
+                         "NAME,NAME,...")
     ap.add_argument("--sweep", action="append",
                     help="VARIANT:LAM,LAM,... (repeatable; default: every variant)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -221,11 +234,30 @@ def main():
             sweep += [(variant, float(x)) for x in lams.split(",")]
         except ValueError:
             sys.exit(f"dc_sweep.py: --sweep {spec!r}: expected VARIANT:LAM,LAM,...")
+    if a.stale == "all":
+        stale = None
+    elif a.stale == "bench":
+        path = os.path.join(ROOT, "bench", "results", "staleness.json")
+        try:
+            with open(path) as f:
+                stale = json.load(f)["speed"]["gpt"]["stale_auto"]
+        except (OSError, KeyError, ValueError) as e:
+            sys.exit(f"dc_sweep.py: --stale bench: no GPT stale set in {path} ({e})")
+    else:
+        stale = [x for x in a.stale.split(",") if x]
     work = tempfile.mkdtemp(prefix="dc_sweep.")
     print(f"work directory {work}", flush=True)
     onnx, data = make_data(a, work, sys.executable)
+    if stale is not None:
+        sys.path.insert(0, os.path.join(ROOT, "examples", "torch"))
+        from torch_models import build
+        names = {n for n, _ in build("gpt", 0, 4, layers=a.layers)[0].named_parameters()}
+        unknown = sorted(set(stale) - names)
+        if unknown:
+            sys.exit(f"dc_sweep.py: --stale names no parameter of the model: "
+                     f"{', '.join(unknown)}")
     args = {"data": data, "layers": a.layers, "lr": a.lr, "batch": a.batch,
-            "steps": a.steps, "warmup": a.warmup, "init": a.init}
+            "steps": a.steps, "warmup": a.warmup, "init": a.init, "stale": stale}
     jobs = [("sync", None, None, args), ("stale", None, None, args)]
     jobs += [("dc", v, lam, args) for v, lam in sweep]
     results = {}
@@ -241,8 +273,10 @@ def main():
     out = {"config": {k: v for k, v in args.items() if k != "data"},
            "final_loss": results,
            "relative_to_sync": {k: (x - sync) / sync for k, x in results.items()}}
+    stale_text = "all" if stale is None else f"{len(stale)} ({', '.join(stale)})"
     lines = [f"Delay compensation on the LM task ({a.layers}-block GPT, Adam lr {a.lr}, "
-             f"batch {a.batch}, {a.steps} steps, init {a.init}, warm-up {a.warmup}); "
+             f"batch {a.batch}, {a.steps} steps, init {a.init}, warm-up {a.warmup}, "
+             f"stale parameters: {stale_text}); "
              "final loss = mean of the last 10 steps; PyTorch reference.", "",
              "| run | final loss | vs sync |", "|---|---|---|"]
     order = ["sync", "stale"] + [f"{v} {lam:g}" for v, lam in sweep]
@@ -254,13 +288,17 @@ def main():
             lines.append(f"| {k} | diverged (NaN) | |")
     if a.check:
         print("check: the compiled programs", flush=True)
+        only = [] if stale is None else ["--stale=" + ",".join(stale)]
         compiled = {
-            "sync": [], "stale": ["--staleness=1"],
+            "sync": [], "stale": ["--staleness=1"] + only,
             "dc 0.5": ["--staleness=1", "--compensation=delay_compensation",
-                       "--dc-lambda=0.5"],
+                       "--dc-lambda=0.5"] + only,
+            "dc 10000": ["--staleness=1", "--compensation=delay_compensation",
+                         "--dc-lambda=10000"] + only,
             "dc_adaptive 300": ["--staleness=1", "--compensation=delay_compensation",
-                                "--dc-variant=dc_adaptive", "--dc-lambda=300"]}
-        ref = {"dc 0.5": ("dc", 0.5), "dc_adaptive 300": ("dc_adaptive", 300.0)}
+                                "--dc-variant=dc_adaptive", "--dc-lambda=300"] + only}
+        ref = {"dc 0.5": ("dc", 0.5), "dc 10000": ("dc", 1e4),
+               "dc_adaptive 300": ("dc_adaptive", 300.0)}
         out["compiled"] = {}
         lines += ["", "The compiled programs (autodist-compile, 1 rank) against this reference:",
                   "", "| run | compiled | reference | relative difference |", "|---|---|---|---|"]
@@ -274,7 +312,8 @@ def main():
             lines.append(f"| {k} | {got:.6f} | {want:.6f} | {abs(got - want) / want:.1e} |")
     os.makedirs(a.out_dir, exist_ok=True)
     stem = "dc-sweep" + (f"-init-{a.init}" if a.init != "torch" else "") + (
-        f"-warmup-{a.warmup}" if a.warmup else "")
+        f"-warmup-{a.warmup}" if a.warmup else "") + (
+        "" if a.stale == "all" else "-stale-bench" if a.stale == "bench" else "-stale-list")
     with open(os.path.join(a.out_dir, stem + ".json"), "w") as f:
         json.dump(out, f, indent=1)
     text = "\n".join(lines) + "\n"
