@@ -24,18 +24,22 @@ of any schedule: a step is at least its gradients' time on the link
 Accuracy: the MLP on digits (--acc-steps steps) and the GPT decoder on its
 language-modelling task (predict the next token, id + 1 mod 64, with 30% of
 the labels random so that the loss levels off above 0; --lm-steps steps) on
-the same cluster, synchronous / stale / stale + weight prediction / stale +
-delay compensation (all parameters stale); the final loss is the mean of the
-last 10 steps' losses. Writes a PNG of loss against step and against
-wall-clock time per task.
+the same cluster, synchronous / stale / stale + weight prediction (after 5
+synchronous steps) / stale + delay compensation (λ: --digits-dc-lambda,
+--lm-dc-lambda), with the automatic stale set of the speed run (the
+configuration timed) and with every parameter stale (one run where the two
+are the same); the final loss is the mean of the last 10 steps' losses.
+Writes a PNG of loss against step and against wall-clock time per task and
+stale set.
 
     python3 bench/staleness.py [--rounds 5] [--steps 40] [--acc-steps 300]
         [--lm-steps 150] [--models mlp,transformer,gpt] [--tasks digits,lm]
+        [--digits-dc-lambda 0.5] [--lm-dc-lambda 1e4]
 
 Needs root (namespaces), build/ (scripts/setup.sh) and an interpreter with
 torch and matplotlib (AUTODIST_TORCH_PYTHON, default build/torch-venv/bin/python;
 scripts/setup-torch.sh). Writes bench/results/staleness.{json,md} and
-bench/results/staleness-{digits,lm}.png.
+bench/results/staleness-{digits,lm}-{auto,all}.png.
 """
 import argparse
 import json
@@ -172,14 +176,15 @@ VARIANTS = {
     "stale (auto)": ["--staleness=1", "--stale=auto"],
     "stale (all)": ["--staleness=1"],
 }
-COMPENSATIONS = {
-    "sync": [],
-    "stale": ["--staleness=1"],
-    "stale + WP": ["--staleness=1", "--compensation=weight_prediction",
-                   "--stale-warmup=5"],
-    "stale + DC": ["--staleness=1", "--compensation=delay_compensation",
-                   "--dc-lambda=0.5"],
-}
+def compensations(dc_lambda=0.5):
+    return {
+        "sync": [],
+        "stale": ["--staleness=1"],
+        "stale + WP": ["--staleness=1", "--compensation=weight_prediction",
+                       "--stale-warmup=5"],
+        "stale + DC": ["--staleness=1", "--compensation=delay_compensation",
+                       f"--dc-lambda={dc_lambda:g}"],
+    }
 
 
 def speed(a, m, work, env, variants=None):
@@ -227,6 +232,8 @@ def speed(a, m, work, env, variants=None):
                    os.path.join(work, f"{m.name}.strategy.json")] + profile + m.flags)
     stale_auto = [l.split()[0] for l in explain.splitlines()
                   if l.rstrip().endswith(" yes")]
+    synchronous = [l.split()[0] for l in explain.splitlines()
+                   if l.rstrip().endswith(" no")]
     times = {v: [] for v in variants}
     for r in range(a.rounds):
         for v in variants:
@@ -241,7 +248,8 @@ def speed(a, m, work, env, variants=None):
     # stale / sync is at most sync / max(computation, wire).
     wire = nbytes * 8 / (gbit * 1e9)
     return {"compute_ms": 1e3 * compute, "bytes_per_step": nbytes,
-            "bandwidth_gbit": gbit, "stale_auto": stale_auto, "wire_ms": 1e3 * wire,
+            "bandwidth_gbit": gbit, "stale_auto": stale_auto,
+            "stale_auto_is_all": not synchronous, "wire_ms": 1e3 * wire,
             "wire_bound": med["sync"] / max(compute, wire),
             "median_step_ms": {v: 1e3 * t for v, t in med.items()},
             "samples_per_s": {v: 2 * m.batch / t for v, t in med.items()},
@@ -249,21 +257,30 @@ def speed(a, m, work, env, variants=None):
             "runs_ms": {v: [1e3 * x for x in t] for v, t in times.items()}}
 
 
-def accuracy(a, m, work, env, gbit, steps):
+def accuracy(a, m, work, env, gbit, steps, stale=None, dc_lambda=0.5, sync=None):
+    """Trains sync / stale / stale + WP / stale + DC (λ = dc_lambda) on the
+    cluster: every parameter stale, or those of `stale`. `sync`, a previous
+    result's, saves its synchronous run."""
     spec = os.path.join(work, f"{m.name}.acc.yaml")
     write_spec(spec, gbit)
     curves, final = {}, {}
-    for v, flags in COMPENSATIONS.items():
-        exe = os.path.join(work, f"{m.name}.acc{len(curves)}.train")
-        compile_model(m, exe, spec, flags)
-        log = os.path.join(work, f"{m.name}.acc{len(curves)}.jsonl")
+    only = [] if stale is None else ["--stale=" + ",".join(stale)]
+    tag = "all" if stale is None else "subset"
+    for v, flags in compensations(dc_lambda).items():
+        if v == "sync" and sync is not None:
+            curves[v], final[v] = sync["curves"]["sync"], sync["final_loss"]["sync"]
+            continue
+        exe = os.path.join(work, f"{m.name}.acc-{tag}{len(curves)}.train")
+        compile_model(m, exe, spec, flags + (only if flags else []))
+        log = os.path.join(work, f"{m.name}.acc-{tag}{len(curves)}.jsonl")
         train(exe, m, log, steps, spec=spec, env=env)
         r = rows(log)
         curves[v] = [(x["step"], x["time_s"], x["loss"]) for x in r]
         final[v] = statistics.mean(x["loss"] for x in r[-10:])
         print(f"  {m.name}: {v}: final loss {final[v]:.4f}", flush=True)
     rel = {v: (final[v] - final["sync"]) / final["sync"] for v in final}
-    return {"bandwidth_gbit": gbit, "steps": steps, "final_loss": final,
+    return {"bandwidth_gbit": gbit, "steps": steps, "dc_lambda": dc_lambda,
+            "stale": "all" if stale is None else stale, "final_loss": final,
             "relative_to_sync": rel, "curves": curves}
 
 
@@ -299,6 +316,12 @@ def main():
     ap.add_argument("--lm-steps", type=int, default=150,
                     help="the LM task (its loss levels off at the label "
                          "noise's entropy after ~100 steps)")
+    ap.add_argument("--digits-dc-lambda", type=float, default=0.5,
+                    help="delay compensation's λ on digits (SGD)")
+    ap.add_argument("--lm-dc-lambda", type=float, default=1e4,
+                    help="delay compensation's λ on the LM task (Adam: its steps "
+                         "are ~lr whatever the gradient's scale, so λ·ḡ⊙ḡ⊙Δw needs a "
+                         "large λ; chosen by bench/dc_sweep.py --stale bench)")
     ap.add_argument("--batch", type=int, default=128, help="per rank (GPT)")
     ap.add_argument("--tf-batch", type=int, default=64, help="per rank (Transformer)")
     ap.add_argument("--mlp-batch", type=int, default=2048,
@@ -332,17 +355,32 @@ def main():
         gbit = result["speed"].get(name, {}).get("bandwidth_gbit")
         if gbit is None:
             sys.exit(f"staleness.py: task {task} needs the speed run of {name}")
-        print(f"accuracy: {task} ({name})", flush=True)
-        acc = accuracy(a, models["digits" if task == "digits" else name], work,
-                       env, gbit, a.acc_steps if task == "digits" else a.lm_steps)
-        result["accuracy"][task] = acc
+        m = models["digits" if task == "digits" else name]
+        steps = a.acc_steps if task == "digits" else a.lm_steps
+        lam = a.digits_dc_lambda if task == "digits" else a.lm_dc_lambda
+        sp = result["speed"][name]
+        # The automatic stale set (the configuration timed above) and, for
+        # contrast, every parameter stale; one run when they are the same.
+        accs = {}
+        if not sp["stale_auto_is_all"]:
+            print(f"accuracy: {task} ({name}), the automatic stale set "
+                  f"({len(sp['stale_auto'])} parameters)", flush=True)
+            accs["auto"] = accuracy(a, m, work, env, gbit, steps,
+                                    stale=sp["stale_auto"], dc_lambda=lam)
+        print(f"accuracy: {task} ({name}), every parameter stale", flush=True)
+        accs["all"] = accuracy(a, m, work, env, gbit, steps, dc_lambda=lam,
+                               sync=accs.get("auto"))
+        result["accuracy"][task] = accs
         os.makedirs(a.out_dir, exist_ok=True)
-        # matplotlib is Debian's (scripts/setup-torch.sh), in the torch venv.
-        curves = os.path.join(work, f"{task}.curves.json")
-        with open(curves, "w") as f:
-            json.dump(acc, f)
-        run([torch_py, os.path.abspath(__file__), "--plot", task, curves,
-             os.path.join(a.out_dir, f"staleness-{task}.png")])
+        for stale_set, acc in accs.items():
+            # matplotlib is Debian's (scripts/setup-torch.sh), in the torch venv.
+            curves = os.path.join(work, f"{task}-{stale_set}.curves.json")
+            with open(curves, "w") as f:
+                json.dump(acc, f)
+            label = (f"{task}, {len(sp['stale_auto'])} stale parameters (auto)"
+                     if stale_set == "auto" else f"{task}, every parameter stale")
+            run([torch_py, os.path.abspath(__file__), "--plot", label, curves,
+                 os.path.join(a.out_dir, f"staleness-{task}-{stale_set}.png")])
     result["load_average"] = os.getloadavg()
     os.makedirs(a.out_dir, exist_ok=True)
     with open(os.path.join(a.out_dir, "staleness.json"), "w") as f:
@@ -363,15 +401,20 @@ def main():
             f"{s['speedup']['stale (auto)']:.2f}x | {s['speedup']['stale (all)']:.2f}x | "
             f"{s['wire_bound']:.2f}x | {len(s['stale_auto'])} params |")
     if result["accuracy"]:
-        lines += ["", "Accuracy: final loss (mean of the last 10 steps), all "
-                  "parameters stale.", "",
-                  "| task | steps | sync | stale | stale + WP | stale + DC |",
-                  "|---|---|---|---|---|---|"]
-        for task, acc in result["accuracy"].items():
-            f_, r_ = acc["final_loss"], acc["relative_to_sync"]
-            cells = " | ".join(f"{f_[v]:.4f} ({100 * r_[v]:+.1f}%)"
-                               for v in ("stale", "stale + WP", "stale + DC"))
-            lines.append(f"| {task} | {acc['steps']} | {f_['sync']:.4f} | {cells} |")
+        lines += ["", "Accuracy: final loss (mean of the last 10 steps) with the "
+                  "automatic stale set (the configuration timed above) and with every "
+                  "parameter stale; WP after 5 synchronous steps, DC with none.", "",
+                  "| task | steps | stale set | DC λ | sync | stale | stale + WP | stale + DC |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for task, accs in result["accuracy"].items():
+            for stale_set, acc in accs.items():
+                f_, r_ = acc["final_loss"], acc["relative_to_sync"]
+                cells = " | ".join(f"{f_[v]:.4f} ({100 * r_[v]:+.2f}%)"
+                                   for v in ("stale", "stale + WP", "stale + DC"))
+                what = (f"auto ({len(acc['stale'])} params)" if stale_set == "auto"
+                        else "all" + (" (= auto)" if len(accs) == 1 else ""))
+                lines.append(f"| {task} | {acc['steps']} | {what} | {acc['dc_lambda']:g} | "
+                             f"{f_['sync']:.4f} | {cells} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out_dir, "staleness.md"), "w") as f:
         f.write(text)
