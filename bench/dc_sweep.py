@@ -46,17 +46,14 @@ import argparse
 import concurrent.futures
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMPILER = os.path.join(ROOT, "build", "bin", "autodist-compile")
+from staleness import COMPILER, ROOT, final_loss, lm_task_data, rows, run
+
 VOCAB = 64
-LABEL_NOISE = 0.3  # bench/staleness.py's LM_LABEL_NOISE
 
 VARIANTS = ["dc", "dc_adaptive", "dc_outerprod", "outerprod_adaptive", "dcasgd_a",
             "fisher"]
@@ -147,30 +144,13 @@ def train(job):
     return losses
 
 
-def final(losses):
-    return statistics.mean(losses[-10:])
-
-
 def make_data(a, work, torch_py):
+    """The bench's LM task (bench/staleness.py): the model and its data."""
     d = os.path.join(work, "gpt")
     run([torch_py, os.path.join(ROOT, "examples", "torch", "make_torch_models.py"),
          "export", "--model", "gpt", "--layers", str(a.layers), "--samples",
          str(a.samples), "--out-dir", d])
-    arrays = dict(np.load(os.path.join(d, "data.npz")))
-    rng = np.random.default_rng(0)  # as bench/staleness.py
-    noisy = rng.random(arrays["labels"].shape) < LABEL_NOISE
-    arrays["labels"][noisy] = rng.integers(0, VOCAB, int(noisy.sum()))
-    data = os.path.join(d, "noisy.npz")
-    np.savez(data, **arrays)
-    return os.path.join(d, "gpt.onnx"), data
-
-
-def run(cmd, **kw):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, **kw)
-    if r.returncode != 0:
-        sys.exit(f"dc_sweep.py: {' '.join(cmd)} exited with {r.returncode}:\n{r.stdout}")
-    return r.stdout
+    return os.path.join(d, "gpt.onnx"), lm_task_data(d)
 
 
 def compiled_loss(onnx, data, work, name, flags, a):
@@ -180,7 +160,7 @@ def compiled_loss(onnx, data, work, name, flags, a):
          f"--input-shape=ids:{a.batch}x16", "-o", exe] + flags)
     run([exe, f"--data={data}", f"--steps={a.steps}", f"--batch-size={a.batch}",
          f"--log={log}", "--pin=none"], env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
-    return final([json.loads(line)["loss"] for line in open(log) if line.strip()])
+    return final_loss(x["loss"] for x in rows(log))
 
 
 def main():
@@ -267,7 +247,7 @@ def main():
             mode, v, lam, _ = futures[f]
             key = mode if mode != "dc" else f"{v} {lam:g}"
             losses = f.result()
-            results[key] = final(losses) if all(np.isfinite(losses)) else float("nan")
+            results[key] = final_loss(losses) if all(np.isfinite(losses)) else float("nan")
             print(f"  {key}: final loss {results[key]:.4f}", flush=True)
     sync = results["sync"]
     out = {"config": {k: v for k, v in args.items() if k != "data"},
@@ -307,7 +287,7 @@ def main():
             want = results.get(k)
             if want is None:
                 mode, (v, lam) = "dc", ref[k]
-                want = final(train((mode, v, lam, args)))
+                want = final_loss(train((mode, v, lam, args)))
             out["compiled"][k] = {"compiled": got, "reference": want}
             lines.append(f"| {k} | {got:.6f} | {want:.6f} | {abs(got - want) / want:.1e} |")
     os.makedirs(a.out_dir, exist_ok=True)

@@ -61,7 +61,8 @@ def run(cmd, **kw):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, **kw)
     if r.returncode != 0:
-        sys.exit(f"staleness.py: {' '.join(cmd)} exited with {r.returncode}:\n"
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {' '.join(cmd)} exited with "
+                 f"{r.returncode}:\n"
                  f"{r.stdout}")
     return r.stdout
 
@@ -135,21 +136,11 @@ def export_models(a, work, torch_py):
              name, "--samples", str(2 * a.batch * (a.acc_steps + 1)),
              "--out-dir", d] + extra)
         # (samples: enough for every step of every run without wrapping)
-        # The next token is (id + 1) mod 64 but for 30% of the labels, drawn
-        # at random: the loss then levels off at the noise's entropy instead
-        # of going to 0, so relative differences of final losses mean
-        # something (on the clean task every variant ends near 0).
-        data = os.path.join(d, "data.npz")
-        arrays = dict(np.load(data))
-        rng = np.random.default_rng(0)
-        noisy = rng.random(arrays["labels"].shape) < LM_LABEL_NOISE
-        arrays["labels"][noisy] = rng.integers(0, 64, int(noisy.sum()))
-        np.savez(os.path.join(d, "noisy.npz"), **arrays)
         flags = ["--optimizer=adam", "--lr=0.003"]
         if name == "gpt":
             flags.append(f"--input-shape=ids:{a.batch}x16")
         models[name] = Model(name, os.path.join(d, name + ".onnx"),
-                             os.path.join(d, "noisy.npz"), a.batch, flags)
+                             lm_task_data(d), a.batch, flags)
     return models
 
 
@@ -170,6 +161,27 @@ def train(exe, m, log, steps, spec=None, env=None):
 
 # The share of the LM task's next-token labels drawn at random.
 LM_LABEL_NOISE = 0.3
+
+
+def lm_task_data(export_dir):
+    """The LM task's data from make_torch_models.py's export in export_dir:
+    the next token is (id + 1) mod 64 but for LM_LABEL_NOISE of the labels,
+    drawn at random, so that the loss levels off at the noise's entropy
+    instead of going to 0 and relative differences of final losses mean
+    something (on the clean task every variant ends near 0). Returns the
+    path of the .npz written."""
+    arrays = dict(np.load(os.path.join(export_dir, "data.npz")))
+    rng = np.random.default_rng(0)
+    noisy = rng.random(arrays["labels"].shape) < LM_LABEL_NOISE
+    arrays["labels"][noisy] = rng.integers(0, 64, int(noisy.sum()))
+    path = os.path.join(export_dir, "noisy.npz")
+    np.savez(path, **arrays)
+    return path
+
+
+def final_loss(losses):
+    """The final loss of a run: the mean of its last 10 steps' losses."""
+    return statistics.mean(list(losses)[-10:])
 
 VARIANTS = {
     "sync": [],
@@ -276,7 +288,7 @@ def accuracy(a, m, work, env, gbit, steps, stale=None, dc_lambda=0.5, sync=None)
         train(exe, m, log, steps, spec=spec, env=env)
         r = rows(log)
         curves[v] = [(x["step"], x["time_s"], x["loss"]) for x in r]
-        final[v] = statistics.mean(x["loss"] for x in r[-10:])
+        final[v] = final_loss(x["loss"] for x in r)
         print(f"  {m.name}: {v}: final loss {final[v]:.4f}", flush=True)
     rel = {v: (final[v] - final["sync"]) / final["sync"] for v in final}
     return {"bandwidth_gbit": gbit, "steps": steps, "dc_lambda": dc_lambda,
